@@ -1,0 +1,130 @@
+#!/usr/bin/env node
+// The admin CLI (CONTRACT §3). With --json it prints exactly one JSON object
+// on stdout; errors go to stderr with exit code 1 (2 for usage errors).
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { applyMigrations, createApiKey, createDatabaseIfMissing, createDb, createProject, createUser, revokeApiKey, setProjectQuota } from "@ttr/db";
+
+const USAGE = `usage: ttr <command> [options]
+
+  migrate                                              apply database migrations
+  project create --name <name> [--quota <n>] [--json]  create a project and its first API key
+  project set-quota --project <id> --quota <n> [--json]
+  apikey create --project <id> [--json]
+  apikey revoke --id <apiKeyId> [--json]
+  user create --project <id> --email <e> --password <p> [--json]
+
+DATABASE_URL selects the database (default: the one \`npm start\` uses).`;
+
+class UsageError extends Error {}
+
+/** `npm start` records where its database is, so `pnpm ttr` works beside it. */
+function databaseUrl(): string {
+  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
+  for (let dir = process.cwd(); ; dir = path.dirname(dir)) {
+    const file = path.join(dir, ".ttr", "env.json");
+    if (existsSync(file)) return (JSON.parse(readFileSync(file, "utf8")) as { DATABASE_URL: string }).DATABASE_URL;
+    if (path.dirname(dir) === dir) break;
+  }
+  throw new UsageError("DATABASE_URL is not set (and no .ttr/env.json from `npm start` was found)");
+}
+
+function need(value: string | undefined, flag: string): string {
+  if (value === undefined || value === "") throw new UsageError(`missing --${flag}`);
+  return value;
+}
+
+function quota(value: string | undefined, fallback?: number): number {
+  if (value === undefined && fallback !== undefined) return fallback;
+  const n = Number(need(value, "quota"));
+  if (!Number.isInteger(n) || n < 0) throw new UsageError("--quota must be a whole number ≥ 0");
+  return n;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+function uuid(value: string | undefined, flag: string): string {
+  const v = need(value, flag);
+  if (!UUID.test(v)) throw new UsageError(`--${flag} must be a UUID`);
+  return v;
+}
+
+async function run(argv: string[]): Promise<{ json: Record<string, unknown>; text: string }> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: "string" },
+      quota: { type: "string" },
+      project: { type: "string" },
+      id: { type: "string" },
+      email: { type: "string" },
+      password: { type: "string" },
+      json: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  const command = positionals.join(" ");
+  if (values.help || command === "") throw new UsageError("");
+
+  const url = databaseUrl();
+  if (command === "migrate") {
+    await createDatabaseIfMissing(url);
+    const { applied } = await applyMigrations(url);
+    return { json: { ok: true }, text: applied.length ? `applied ${applied.join(", ")}` : "database is up to date" };
+  }
+
+  const db = createDb(url, { max: 2, applicationName: "ttr-cli" });
+  try {
+    switch (command) {
+      case "project create": {
+        const defaultQuota = Number(process.env.TTR_DEFAULT_MONTHLY_QUOTA ?? 100000);
+        const out = await createProject(db, need(values.name, "name"), quota(values.quota, defaultQuota));
+        return { json: out, text: `project ${out.projectId}\napi key ${out.apiKey} (shown once)` };
+      }
+      case "project set-quota": {
+        const projectId = uuid(values.project, "project");
+        const monthlyQuota = quota(values.quota);
+        if (!(await setProjectQuota(db, projectId, monthlyQuota))) throw new Error(`project ${projectId} not found`);
+        return { json: { projectId, monthlyQuota }, text: `project ${projectId} quota ${monthlyQuota}` };
+      }
+      case "apikey create": {
+        const out = await createApiKey(db, uuid(values.project, "project"));
+        return { json: out, text: `api key ${out.apiKeyId}: ${out.apiKey} (shown once)` };
+      }
+      case "apikey revoke": {
+        const id = uuid(values.id, "id");
+        if (!(await revokeApiKey(db, id))) throw new Error(`api key ${id} not found or already revoked`);
+        return { json: { revoked: true }, text: `api key ${id} revoked` };
+      }
+      case "user create": {
+        const out = await createUser(db, uuid(values.project, "project"), need(values.email, "email"), need(values.password, "password"));
+        return { json: out, text: `user ${out.userId}` };
+      }
+      default:
+        throw new UsageError(`unknown command: ${command}`);
+    }
+  } finally {
+    await db.$disconnect();
+  }
+}
+
+const argv = process.argv.slice(2);
+const asJson = argv.includes("--json");
+run(argv).then(
+  ({ json, text }) => {
+    process.stdout.write(asJson ? `${JSON.stringify(json)}\n` : `${text}\n`);
+  },
+  (err: unknown) => {
+    const usage = err instanceof UsageError || (err as { code?: string })?.code?.startsWith("ERR_PARSE_ARGS");
+    const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(usage ? `${message ? `ttr: ${message}\n\n` : ""}${USAGE}\n` : `ttr: ${friendly(message)}\n`);
+    process.exitCode = usage ? 2 : 1;
+  },
+);
+
+function friendly(message: string): string {
+  if (/Unique constraint|unique/i.test(message) && /email/i.test(message)) return "a user with this email already exists";
+  if (/Foreign key|foreign key/i.test(message)) return "project not found";
+  return message;
+}

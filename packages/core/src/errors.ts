@@ -1,0 +1,47 @@
+// Errors are values with a `_tag` (SPEC §7). Route handlers throw them; one
+// express middleware renders them. `emptyBody` marks the 400s whose response
+// carries no body at all.
+
+export type ErrorTag =
+  | "BadRequest"
+  | "Unauthorized"
+  | "QuotaExceeded"
+  | "NotFound"
+  | "Gone"
+  | "PayloadTooLarge"
+  | "UnsupportedMediaType";
+
+const STATUS: Record<ErrorTag, number> = {
+  BadRequest: 400,
+  Unauthorized: 401,
+  QuotaExceeded: 402,
+  NotFound: 404,
+  Gone: 410,
+  PayloadTooLarge: 413,
+  UnsupportedMediaType: 415,
+};
+
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly tag: ErrorTag,
+    message: string,
+    readonly emptyBody = false,
+  ) {
+    super(message);
+    this.name = tag;
+    this.status = STATUS[tag];
+  }
+}
+
+export const badRequest = (message: string): ApiError => new ApiError("BadRequest", message);
+/** A 400 whose response has no body (SPEC §7 "Errors without a JSON body"). */
+export const emptyBadRequest = (): ApiError => new ApiError("BadRequest", "", true);
+export const unauthorized = (message = "Unauthorized"): ApiError => new ApiError("Unauthorized", message);
+export const invalidApiKey = (): ApiError => new ApiError("Unauthorized", "Invalid api key");
+export const quotaExceeded = (limit: number): ApiError =>
+  new ApiError("QuotaExceeded", `Monthly quota of ${limit} triggers exceeded`);
+export const notFound = (message: string): ApiError => new ApiError("NotFound", message);
+export const gone = (message: string): ApiError => new ApiError("Gone", message);
+export const payloadTooLarge = (limit: string): ApiError =>
+  new ApiError("PayloadTooLarge", `Request body larger than ${limit}`);

@@ -1,0 +1,59 @@
+// Which of a /schedule call's headers are stored and forwarded
+// (SPEC §1 "What is sent", SPEC §4 /schedule): everything except `ttr-`
+// headers and headers that only describe the caller's own connection.
+
+export type HeaderPairs = Array<[name: string, value: string]>;
+
+/**
+ * Hop-by-hop headers (RFC 9110 §7.6.1) plus the ones that describe this
+ * particular message rather than the request: Host (the target's comes from
+ * its URL), Content-Length (recomputed from the stored body) and Expect.
+ */
+const CONNECTION_LEVEL = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "host",
+  "content-length",
+  "expect",
+]);
+
+/** Turns node's flat `rawHeaders` into name/value pairs, keeping order, case and repeats. */
+export function pairsOf(rawHeaders: readonly string[]): HeaderPairs {
+  const pairs: HeaderPairs = [];
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) pairs.push([rawHeaders[i]!, rawHeaders[i + 1]!]);
+  return pairs;
+}
+
+export function forwardedHeaders(rawHeaders: readonly string[]): HeaderPairs {
+  const pairs = pairsOf(rawHeaders);
+  // A Connection header may name further headers that are hop-by-hop for this call.
+  const named = new Set<string>();
+  for (const [name, value] of pairs) {
+    if (name.toLowerCase() === "connection") {
+      for (const token of value.split(",")) named.add(token.trim().toLowerCase());
+    }
+  }
+  return pairs.filter(([name]) => {
+    const lower = name.toLowerCase();
+    return !lower.startsWith("ttr-") && !CONNECTION_LEVEL.has(lower) && !named.has(lower);
+  });
+}
+
+/** Pairs as an object for display; repeated names are joined with `, `. */
+export function headersObject(pairs: HeaderPairs): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of pairs) out[name] = name in out ? `${out[name]}, ${value}` : value;
+  return out;
+}
+
+/** Methods whose /schedule body is never read or stored (SPEC §4 /schedule). */
+export function methodCarriesBody(method: string): boolean {
+  return !["GET", "HEAD", "OPTIONS"].includes(method.toUpperCase());
+}

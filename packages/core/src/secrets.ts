@@ -1,0 +1,46 @@
+// API keys, session tokens and passwords (CONTRACT §3). Keys and tokens are
+// 256-bit random values, so a plain SHA-256 is a safe and fast lookup hash;
+// passwords are low-entropy and get salted scrypt.
+import { createHash, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+
+export const API_KEY_PREFIX = "ttr_";
+
+export function newApiKey(): string {
+  return API_KEY_PREFIX + randomBytes(32).toString("base64url");
+}
+
+export function newSessionToken(): string {
+  return randomBytes(32).toString("base64url");
+}
+
+export function sha256Hex(value: string): string {
+  return createHash("sha256").update(value, "utf8").digest("hex");
+}
+
+/** What is shown of a key in listings: enough to tell keys apart, useless to an attacker. */
+export function keyDisplayPrefix(key: string): string {
+  return key.slice(0, API_KEY_PREFIX.length + 6);
+}
+
+const SCRYPT = { N: 16384, r: 8, p: 1, keyLen: 32 } as const;
+
+function scryptAsync(password: string, salt: Buffer, N: number, r: number, p: number, keyLen: number): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    scrypt(password, salt, keyLen, { N, r, p, maxmem: 64 * 1024 * 1024 }, (err, key) => (err ? reject(err) : resolve(key))),
+  );
+}
+
+/** `scrypt$N$r$p$salt$hash`, base64url parts, so parameters can be raised later. */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const hash = await scryptAsync(password, salt, SCRYPT.N, SCRYPT.r, SCRYPT.p, SCRYPT.keyLen);
+  return ["scrypt", SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString("base64url"), hash.toString("base64url")].join("$");
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [scheme, n, r, p, salt, hash] = stored.split("$");
+  if (scheme !== "scrypt" || !n || !r || !p || !salt || !hash) return false;
+  const expected = Buffer.from(hash, "base64url");
+  const actual = await scryptAsync(password, Buffer.from(salt, "base64url"), Number(n), Number(r), Number(p), expected.length);
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}

@@ -1,0 +1,49 @@
+// Tags and titles on `/schedule` (SPEC §4 /schedule headers, SPEC §7
+// "/schedule checks, in order", SPEC §8 limits; titles in CONTRACT §8).
+// Lengths count Unicode code points, so an emoji is one character, as a
+// person reading the limit would count it.
+
+import { badRequest } from "./errors.js";
+
+const MAX_TAGS = 10;
+const MAX_TAG_LENGTH = 50;
+const MAX_TITLE_LENGTH = 200;
+const TAG_CHARS = /^[a-z0-9_-]+$/;
+
+/**
+ * Tags listed in a `ttr-tags` header: split at commas, trimmed, empty entries
+ * dropped (so `a,,b,` is two tags). Order and duplicates are kept; the
+ * checks below report tags in listed order.
+ */
+export function parseTagsHeader(raw: string | undefined): string[] {
+  if (raw === undefined) return [];
+  return raw
+    .split(",")
+    .map((tag) => tag.trim())
+    .filter((tag) => tag !== "");
+}
+
+/** SPEC §7 /schedule: count first, then each tag in order, length before characters. */
+export function checkScheduleTags(tags: readonly string[]): void {
+  if (tags.length > MAX_TAGS) throw badRequest(`Maximum ${MAX_TAGS} tags allowed`);
+  for (const tag of tags) {
+    if (codePoints(tag) > MAX_TAG_LENGTH) throw badRequest(`Tag too long (max ${MAX_TAG_LENGTH} chars): ${tag}`);
+    if (!TAG_CHARS.test(tag)) throw badRequest(`Invalid tag (only a-z 0-9 _ - allowed): ${tag}`);
+  }
+}
+
+/** A tag a policy can be declared for: 1 to 50 of a-z 0-9 _ - (SPEC §8). */
+export function isPolicyTag(tag: string): boolean {
+  return TAG_CHARS.test(tag) && tag.length <= MAX_TAG_LENGTH;
+}
+
+/** CONTRACT §8: at most 200 characters. */
+export function checkTitle(title: string): void {
+  if (codePoints(title) > MAX_TITLE_LENGTH) throw badRequest(`Title too long (max ${MAX_TITLE_LENGTH} chars)`);
+}
+
+function codePoints(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}

@@ -1,0 +1,165 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { checkCron, cronShapeProblem, nextCronTime, nextCronTimes, timeZoneProblem } from "../src/cron.js";
+import { ApiError } from "../src/errors.js";
+
+const at = (iso: string) => new Date(iso);
+const isoList = (dates: Date[]) => dates.map((d) => d.toISOString());
+const next = (expr: string, tz: string, after: string) => nextCronTime(expr, tz, at(after)).toISOString();
+
+describe("nextCronTime", () => {
+  it("is strictly after `after`, even exactly on a run", () => {
+    expect(next("0 0 * * *", "UTC", "2026-01-01T00:00:00Z")).toBe("2026-01-02T00:00:00.000Z");
+    expect(next("* * * * *", "UTC", "2026-01-01T00:00:00Z")).toBe("2026-01-01T00:01:00.000Z");
+  });
+
+  it("ignores milliseconds and seconds of `after`", () => {
+    expect(next("* * * * *", "UTC", "2026-01-01T00:00:59.999Z")).toBe("2026-01-01T00:01:00.000Z");
+    expect(next("* * * * *", "UTC", "2026-01-01T00:00:00.001Z")).toBe("2026-01-01T00:01:00.000Z");
+  });
+
+  it("reads the expression in the time zone", () => {
+    // Berlin is UTC+1 in winter, UTC+2 in summer.
+    expect(next("0 9 * * *", "Europe/Berlin", "2026-01-10T00:00:00Z")).toBe("2026-01-10T08:00:00.000Z");
+    expect(next("0 9 * * *", "Europe/Berlin", "2026-07-10T00:00:00Z")).toBe("2026-07-10T07:00:00.000Z");
+    expect(next("0 9 * * *", "Asia/Kolkata", "2026-01-10T00:00:00Z")).toBe("2026-01-10T03:30:00.000Z");
+  });
+
+  it("handles lists, names, L and leap days", () => {
+    expect(isoList(nextCronTimes("0 9,17 * * MON,TUE", "UTC", at("2026-01-01T00:00:00Z"), 3))).toEqual([
+      "2026-01-05T09:00:00.000Z",
+      "2026-01-05T17:00:00.000Z",
+      "2026-01-06T09:00:00.000Z",
+    ]);
+    expect(isoList(nextCronTimes("0 0 L * *", "UTC", at("2026-01-15T00:00:00Z"), 2))).toEqual([
+      "2026-01-31T00:00:00.000Z",
+      "2026-02-28T00:00:00.000Z",
+    ]);
+    expect(next("0 0 29 2 *", "UTC", "2026-01-01T00:00:00Z")).toBe("2028-02-29T00:00:00.000Z");
+  });
+
+  it("uses cron's OR when both day fields are restricted", () => {
+    // 30 February never comes, but Mondays in February do.
+    expect(next("0 0 30 2 MON", "UTC", "2026-01-01T00:00:00Z")).toBe("2026-02-02T00:00:00.000Z");
+  });
+});
+
+// Observed DST behaviour of cron-parser 5 (documented on nextCronTime).
+// America/New_York, 2026: spring forward Sun 8 March 02:00 EST → 03:00 EDT;
+// fall back Sun 1 November 02:00 EDT → 01:00 EST.
+describe("DST", () => {
+  const NY = "America/New_York";
+
+  it("spring forward: a wall time inside the gap fires once, an hour later on the new clock", () => {
+    expect(isoList(nextCronTimes("30 2 * * *", NY, at("2026-03-07T12:00:00Z"), 3))).toEqual([
+      "2026-03-08T07:30:00.000Z", // 03:30 EDT: 02:30 does not exist that day
+      "2026-03-09T06:30:00.000Z", // 02:30 EDT
+      "2026-03-10T06:30:00.000Z",
+    ]);
+  });
+
+  it("spring forward: frequent runs just skip the missing hour", () => {
+    expect(isoList(nextCronTimes("*/30 * * * *", NY, at("2026-03-08T06:10:00Z"), 3))).toEqual([
+      "2026-03-08T06:30:00.000Z", // 01:30 EST
+      "2026-03-08T07:00:00.000Z", // 03:00 EDT, 30 minutes later
+      "2026-03-08T07:30:00.000Z",
+    ]);
+  });
+
+  it("fall back: a wall time in the repeated hour fires once, at its first occurrence", () => {
+    expect(isoList(nextCronTimes("30 1 * * *", NY, at("2026-10-31T12:00:00Z"), 2))).toEqual([
+      "2026-11-01T05:30:00.000Z", // 01:30 EDT; 01:30 EST (06:30Z) is not a run
+      "2026-11-02T06:30:00.000Z",
+    ]);
+  });
+
+  it("fall back: frequent runs fire through both copies of the repeated hour", () => {
+    expect(isoList(nextCronTimes("*/30 * * * *", NY, at("2026-11-01T04:50:00Z"), 6))).toEqual([
+      "2026-11-01T05:00:00.000Z", // 01:00 EDT
+      "2026-11-01T05:30:00.000Z", // 01:30 EDT
+      "2026-11-01T06:00:00.000Z", // 01:00 EST
+      "2026-11-01T06:30:00.000Z", // 01:30 EST
+      "2026-11-01T07:00:00.000Z", // 02:00 EST
+      "2026-11-01T07:30:00.000Z",
+    ]);
+  });
+
+  it("a daily run keeps its wall-clock time across the change", () => {
+    expect(isoList(nextCronTimes("0 9 * * *", "Europe/Berlin", at("2026-03-28T12:00:00Z"), 2))).toEqual([
+      "2026-03-29T07:00:00.000Z", // 09:00 CEST, first day of summer time
+      "2026-03-30T07:00:00.000Z",
+    ]);
+  });
+});
+
+describe("checkCron", () => {
+  const NOW = at("2026-05-10T12:00:00Z");
+  const message = (expr: string, tz: string): string => {
+    try {
+      checkCron(expr, tz, NOW);
+    } catch (err) {
+      expect(err).toBeInstanceOf(ApiError);
+      expect((err as ApiError).tag).toBe("BadRequest");
+      return (err as ApiError).message;
+    }
+    throw new Error(`accepted: ${expr} ${tz}`);
+  };
+
+  it("normalises spacing and the zone's spelling", () => {
+    expect(checkCron(" 0  9\t* * * ", "utc", NOW)).toEqual({ expr: "0 9 * * *", tz: "UTC" });
+    expect(checkCron("0 9 * * *", "europe/berlin", NOW)).toEqual({ expr: "0 9 * * *", tz: "Europe/Berlin" });
+  });
+
+  const FIELDS = "Invalid cron expression: expected 5 fields (minute hour day-of-month month day-of-week)";
+  it.each([
+    ["0 0 * * * *", "UTC", `${FIELDS}, got 6 in "0 0 * * * *"`],
+    ["* * * *", "UTC", `${FIELDS}, got 4 in "* * * *"`],
+    ["@daily", "UTC", 'Invalid cron expression: macros such as @daily are not supported, write five fields in "@daily"'],
+    ["@hourly", "UTC", 'Invalid cron expression: macros such as @hourly are not supported, write five fields in "@hourly"'],
+    ["H * * * *", "UTC", 'Invalid cron expression: hashed values (H) are not supported in "H * * * *"'],
+    ["0 H(0-5) * * *", "UTC", 'Invalid cron expression: hashed values (H) are not supported in "0 H(0-5) * * *"'],
+    ["60 * * * *", "UTC", 'Invalid cron expression: Constraint error, got value 60 expected range 0-59 in "60 * * * *"'],
+    ["0 0 30 2 *", "UTC", 'Invalid cron expression: Invalid explicit day of month definition in "0 0 30 2 *"'],
+    ["*/0 * * * *", "UTC", 'Invalid cron expression: Constraint error, cannot repeat at every 0 time. in "*/0 * * * *"'],
+    ["5-1 * * * *", "UTC", 'Invalid cron expression: Invalid range: 5-1, min(5) > max(1) in "5-1 * * * *"'],
+    ["0 9 * * *", "Mars/Olympus", 'Invalid cron expression: unknown time zone "Mars/Olympus"'],
+    ["0 9 * * *", "+02:00", 'Invalid cron expression: unknown time zone "+02:00"'],
+    ["0 9 * * *", "Europe/", 'Invalid cron expression: unknown time zone "Europe/"'],
+    ["0 9 * * *", "", "Invalid cron expression: missing time zone after the comma"],
+  ])("%j in %j", (expr, tz, expected) => {
+    expect(message(expr, tz)).toBe(expected);
+  });
+
+  it("accepts weekday names containing H and every day-of-week spelling", () => {
+    for (const dow of ["THU", "thu", "TUE-THU", "0", "7", "1-5", "5L", "1#2", "?"]) {
+      expect(cronShapeProblem(`0 9 * * ${dow}`)).toBeNull();
+    }
+  });
+
+  it("knows real zones and aliases", () => {
+    for (const tz of ["UTC", "Europe/Berlin", "America/Argentina/Buenos_Aires", "Etc/GMT+5", "US/Eastern", "GMT"]) {
+      expect(timeZoneProblem(tz)).toBeNull();
+    }
+  });
+
+  it("every valid expression has a next run after its check time, strictly later", () => {
+    const field = (max: number) =>
+      fc.oneof(fc.constant("*"), fc.integer({ min: 0, max }).map(String), fc.integer({ min: 1, max }).map((n) => `*/${n}`));
+    fc.assert(
+      fc.property(
+        fc.tuple(field(59), field(23), fc.constant("*"), fc.constant("*"), field(6)),
+        fc.date({ min: at("2000-01-01T00:00:00Z"), max: at("2100-01-01T00:00:00Z"), noInvalidDate: true }),
+        fc.constantFrom("UTC", "Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kathmandu"),
+        (fields, after, tz) => {
+          const { expr } = checkCron(fields.join(" "), tz, after);
+          const [first, second] = nextCronTimes(expr, tz, after, 2);
+          expect(first?.getTime()).toBeGreaterThan(after.getTime());
+          expect(second?.getTime()).toBeGreaterThan(first?.getTime() ?? Infinity);
+          expect(first?.getTime()).toBe(nextCronTime(expr, tz, after).getTime());
+          expect((first?.getTime() ?? 1) % 60_000).toBe(0);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -1,0 +1,13 @@
+-- Cancel an active recurring trigger and its pending (registered) instance.
+-- Queued and running instances are left to fire, past ones are kept
+-- (SPEC §4 /cancel rule 2).
+-- Params: $1 id. Returns the id when cancelled.
+WITH g AS (
+  UPDATE generators SET status = 'cancelled', updated_at = clock_timestamp()
+  WHERE id = $1::uuid AND status = 'active'
+  RETURNING id
+), i AS (
+  UPDATE triggers SET status = 'cancelled', updated_at = clock_timestamp()
+  WHERE generator_id IN (SELECT id FROM g) AND status = 'registered'
+)
+SELECT id FROM g

@@ -1,0 +1,11 @@
+-- The newest pending one-shot (registered, skipped or retrying) holding a
+-- custom key in a project, locked for an edit. Queued and later ones are
+-- never matched (SPEC §4 /schedule rule 1).
+-- Params: $1 project_id, $2 custom_key.
+SELECT id, status::text AS status, generator_id AS "generatorId"
+FROM triggers
+WHERE project_id = $1::uuid AND custom_key = $2
+  AND status IN ('registered', 'skipped', 'retrying')
+ORDER BY created_at DESC
+LIMIT 1
+FOR UPDATE

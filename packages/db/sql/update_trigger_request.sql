@@ -1,0 +1,20 @@
+-- Replace a pending one-shot's request and time (an edit by ID or key).
+-- A retrying trigger keeps its status and time: only what its next attempt
+-- sends changes (SPEC §4 /schedule rule 1).
+-- Params: $1 id, $2 custom_key, $3 status for a non-retrying trigger,
+-- $4 title, $5 url, $6 method, $7 headers, $8 body, $9 tags, $10 source,
+-- $11 scheduled_at. Returns the stored status and time.
+UPDATE triggers SET
+  custom_key   = $2,
+  status       = CASE WHEN status = 'retrying' THEN status ELSE $3::trigger_status END,
+  title        = $4,
+  url          = $5,
+  method       = $6,
+  headers      = $7::jsonb,
+  body         = $8,
+  tags         = $9::text[],
+  source       = $10::request_source,
+  scheduled_at = CASE WHEN status = 'retrying' THEN scheduled_at ELSE $11 END,
+  updated_at   = clock_timestamp()
+WHERE id = $1::uuid AND status IN ('registered', 'skipped', 'retrying')
+RETURNING status::text AS status, scheduled_at AS "scheduledAt"

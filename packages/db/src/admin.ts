@@ -1,0 +1,44 @@
+// Projects, API keys and dashboard users: the admin CLI's writes (CONTRACT §3)
+// and the demo seed of `npm start`.
+import { hashPassword, keyDisplayPrefix, newApiKey, sha256Hex } from "@ttr/core";
+import type { Db } from "./client.js";
+
+export async function createProject(db: Db, name: string, monthlyQuota: number): Promise<{ projectId: string; apiKey: string }> {
+  const apiKey = newApiKey();
+  const project = await db.project.create({
+    data: { name, monthlyQuota, apiKeys: { create: { keyHash: sha256Hex(apiKey), prefix: keyDisplayPrefix(apiKey) } } },
+  });
+  return { projectId: project.id, apiKey };
+}
+
+export async function setProjectQuota(db: Db, projectId: string, monthlyQuota: number): Promise<boolean> {
+  const { count } = await db.project.updateMany({ where: { id: projectId }, data: { monthlyQuota } });
+  return count === 1;
+}
+
+export async function createApiKey(db: Db, projectId: string): Promise<{ apiKeyId: string; apiKey: string }> {
+  const apiKey = newApiKey();
+  const row = await db.apiKey.create({ data: { projectId, keyHash: sha256Hex(apiKey), prefix: keyDisplayPrefix(apiKey) } });
+  return { apiKeyId: row.id, apiKey };
+}
+
+export async function revokeApiKey(db: Db, apiKeyId: string): Promise<boolean> {
+  const { count } = await db.apiKey.updateMany({ where: { id: apiKeyId, revokedAt: null }, data: { revokedAt: new Date() } });
+  return count === 1;
+}
+
+export async function createUser(db: Db, projectId: string, email: string, password: string): Promise<{ userId: string }> {
+  const user = await db.user.create({ data: { projectId, email: email.toLowerCase(), passwordHash: await hashPassword(password) } });
+  return { userId: user.id };
+}
+
+/** Sets a user's password, creating the user if needed (used by the demo seed). */
+export async function upsertUser(db: Db, projectId: string, email: string, password: string): Promise<{ userId: string }> {
+  const passwordHash = await hashPassword(password);
+  const user = await db.user.upsert({
+    where: { email: email.toLowerCase() },
+    create: { projectId, email: email.toLowerCase(), passwordHash },
+    update: { passwordHash },
+  });
+  return { userId: user.id };
+}

@@ -1,0 +1,36 @@
+// Shapes of the rows the named SQL statements return.
+
+export type TriggerStatus = "registered" | "skipped" | "queued" | "running" | "retrying" | "completed" | "cancelled";
+export type GeneratorStatus = "active" | "cancelled";
+export type RequestSource = "schedule" | "item";
+
+export interface ProjectRow {
+  id: string;
+  name: string;
+  monthlyQuota: number;
+}
+
+export interface TriggerRef {
+  id: string;
+  status: TriggerStatus;
+  generatorId: string | null;
+  customKey?: string | null;
+}
+
+export interface GeneratorRef {
+  id: string;
+  status: GeneratorStatus;
+  customKey: string | null;
+}
+
+/** A stored request as the api writes it. */
+export interface RequestFields {
+  title: string | null;
+  url: string;
+  method: string;
+  /** ordered [name, value] pairs */
+  headers: Array<[string, string]>;
+  body: Uint8Array | null;
+  tags: string[];
+  source: RequestSource;
+}

@@ -1,0 +1,88 @@
+// Writes of one-shot triggers, instances and recurring triggers for the
+// public API. Each function runs one named statement; callers compose them
+// inside a transaction.
+import { execute, query, queryOne, type SqlRunner } from "./sql.js";
+import type { GeneratorRef, ProjectRow, RequestFields, TriggerRef, TriggerStatus } from "./rows.js";
+
+export async function findProjectByKeyHash(db: SqlRunner, keyHash: string): Promise<ProjectRow | undefined> {
+  return queryOne<ProjectRow>(db, "find_project_by_key_hash", keyHash);
+}
+
+/** Uses one quota unit; returns the units left after it, or null when none were left. */
+export async function consumeQuota(db: SqlRunner, projectId: string, month: string): Promise<number | null> {
+  const row = await queryOne<{ used: number; quota: number }>(db, "consume_quota", projectId, month);
+  return row ? Number(row.quota) - Number(row.used) : null;
+}
+
+export async function lockCustomKey(db: SqlRunner, projectId: string, customKey: string): Promise<void> {
+  await query(db, "lock_custom_key", projectId, customKey);
+}
+
+export const findPendingTriggerByKey = (db: SqlRunner, projectId: string, key: string) =>
+  queryOne<TriggerRef>(db, "find_pending_trigger_by_key", projectId, key);
+export const findTriggerById = (db: SqlRunner, projectId: string, id: string) =>
+  queryOne<TriggerRef>(db, "find_trigger_by_id", projectId, id);
+export const findLatestTriggerByKey = (db: SqlRunner, projectId: string, key: string) =>
+  queryOne<TriggerRef>(db, "find_latest_trigger_by_key", projectId, key);
+export const findGeneratorById = (db: SqlRunner, projectId: string, id: string) =>
+  queryOne<GeneratorRef>(db, "find_generator_by_id", projectId, id);
+export const findActiveGeneratorByKey = (db: SqlRunner, projectId: string, key: string) =>
+  queryOne<GeneratorRef>(db, "find_active_generator_by_key", projectId, key);
+
+function requestParams(r: RequestFields): unknown[] {
+  return [r.title, r.url, r.method, JSON.stringify(r.headers), r.body, r.tags, r.source];
+}
+
+export async function insertTrigger(
+  db: SqlRunner,
+  t: RequestFields & { projectId: string; generatorId: string | null; customKey: string | null; status: TriggerStatus; scheduledAt: Date },
+): Promise<string> {
+  const [title, url, method, headers, body, tags, source] = requestParams(t);
+  const row = await queryOne<{ id: string }>(
+    db, "insert_trigger",
+    t.projectId, t.generatorId, t.customKey, t.status, title, url, method, headers, body, tags, source, t.scheduledAt,
+  );
+  return row!.id;
+}
+
+/** Returns the status and time the trigger has after the edit (a retrying one keeps both). */
+export async function updateTriggerRequest(
+  db: SqlRunner,
+  id: string,
+  t: RequestFields & { customKey: string | null; status: TriggerStatus; scheduledAt: Date },
+): Promise<{ status: TriggerStatus; scheduledAt: Date } | undefined> {
+  const [title, url, method, headers, body, tags, source] = requestParams(t);
+  return queryOne(db, "update_trigger_request", id, t.customKey, t.status, title, url, method, headers, body, tags, source, t.scheduledAt);
+}
+
+export async function cancelTrigger(db: SqlRunner, id: string): Promise<boolean> {
+  return (await query(db, "cancel_trigger", id)).length > 0;
+}
+
+export async function cancelGenerator(db: SqlRunner, id: string): Promise<boolean> {
+  return (await query(db, "cancel_generator", id)).length > 0;
+}
+
+export async function cancelPendingInstance(db: SqlRunner, generatorId: string): Promise<void> {
+  await execute(db, "cancel_pending_instance", generatorId);
+}
+
+export async function insertGenerator(
+  db: SqlRunner,
+  g: RequestFields & { projectId: string; customKey: string | null; cronExpr: string; tz: string },
+): Promise<string> {
+  const [title, url, method, headers, body, tags, source] = requestParams(g);
+  const row = await queryOne<{ id: string }>(
+    db, "insert_generator", g.projectId, g.customKey, title, g.cronExpr, g.tz, url, method, headers, body, tags, source,
+  );
+  return row!.id;
+}
+
+export async function updateGenerator(
+  db: SqlRunner,
+  id: string,
+  g: RequestFields & { customKey: string | null; cronExpr: string; tz: string },
+): Promise<void> {
+  const [title, url, method, headers, body, tags, source] = requestParams(g);
+  await execute(db, "update_generator", id, g.customKey, title, g.cronExpr, g.tz, url, method, headers, body, tags, source);
+}

@@ -1,0 +1,42 @@
+// Helpers for the dev scripts. Plain Node.js, no dependencies: these run
+// before anything is installed.
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+export const dataDir = path.join(root, ".ttr");
+
+export function say(message) {
+  process.stderr.write(`ttr: ${message}\n`);
+}
+
+export function run(cmd, args, opts = {}) {
+  const res = spawnSync(cmd, args, { cwd: root, stdio: "inherit", ...opts });
+  if (res.error) throw res.error;
+  if (res.status !== 0) {
+    say(`\`${cmd} ${args.join(" ")}\` failed with exit code ${res.status}`);
+    process.exit(res.status ?? 1);
+  }
+  return res;
+}
+
+export function hashFiles(files) {
+  const h = createHash("sha256");
+  for (const f of files) {
+    h.update(f);
+    h.update(existsSync(f) ? readFileSync(f) : "");
+  }
+  return h.digest("hex");
+}
+
+/** Runs `fn` only when the inputs changed since the stamp was written. */
+export function whenChanged(stamp, inputsHash, fn) {
+  if (existsSync(stamp) && readFileSync(stamp, "utf8") === inputsHash) return false;
+  fn();
+  mkdirSync(path.dirname(stamp), { recursive: true });
+  writeFileSync(stamp, inputsHash);
+  return true;
+}

@@ -1,0 +1,49 @@
+// `npm run setup` (CONTRACT §2): everything `npm start` and `npm test` need
+// installed and built. Idempotent; each step is skipped when its inputs did
+// not change, so a second run takes a few seconds.
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import path from "node:path";
+import { dataDir, hashFiles, root, run, say, whenChanged } from "./lib.mjs";
+
+const PNPM_VERSION = "12.21.0";
+
+/** pnpm 12 from PATH, else a copy installed under .ttr/tools with npm. */
+function pnpm() {
+  const onPath = spawnSync("pnpm", ["--version"], { encoding: "utf8" });
+  if (onPath.status === 0 && onPath.stdout.trim().startsWith("12.")) return "pnpm";
+  const local = path.join(dataDir, "tools", "node_modules", ".bin", "pnpm");
+  if (!existsSync(local)) {
+    say(`installing pnpm ${PNPM_VERSION} into .ttr/tools`);
+    run("npm", ["install", "--prefix", path.join(dataDir, "tools"), `pnpm@${PNPM_VERSION}`, "--no-audit", "--no-fund", "--loglevel=error"]);
+  }
+  return local;
+}
+
+function workspaceManifests() {
+  const files = [path.join(root, "package.json"), path.join(root, "pnpm-lock.yaml"), path.join(root, "pnpm-workspace.yaml")];
+  for (const group of ["packages", "services"]) {
+    for (const name of readdirSync(path.join(root, group))) {
+      const manifest = path.join(root, group, name, "package.json");
+      if (existsSync(manifest)) files.push(manifest);
+    }
+  }
+  return files;
+}
+
+const started = Date.now();
+const pm = pnpm();
+
+whenChanged(path.join(root, "node_modules", ".ttr-install-stamp"), hashFiles(workspaceManifests()), () => {
+  say("installing dependencies (pnpm install --frozen-lockfile)");
+  run(pm, ["install", "--frozen-lockfile", "--reporter=append-only"]);
+});
+
+const schema = path.join(root, "prisma", "schema.prisma");
+whenChanged(path.join(root, "packages", "db", "src", "generated", ".stamp"), hashFiles([schema, path.join(root, "pnpm-lock.yaml")]), () => {
+  say("generating the Prisma client");
+  run(process.execPath, [path.join(root, "packages", "db", "scripts", "generate.mjs")]);
+});
+
+run(path.join(root, "node_modules", ".bin", "tsc"), ["-b"]);
+say(`setup done in ${((Date.now() - started) / 1000).toFixed(1)} s`);

@@ -1,0 +1,113 @@
+// `npm start` (CONTRACT §2): PostgreSQL and Redis (found or started),
+// migrations, the demo project, then api, scheduler and one executor as child
+// processes. Ctrl-C stops everything this script started.
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import { dataDir, root, say } from "./lib.mjs";
+
+const { resolveInfra, databaseUrl, canConnect } = await import("../packages/platform/dist/index.js");
+const db = await import("../packages/db/dist/index.js");
+
+const env = process.env;
+const port = Number(env.PORT ?? 8080);
+if (await canConnect("127.0.0.1", port)) {
+  say(`port ${port} is already in use: stop what runs there or set PORT`);
+  process.exit(1);
+}
+
+let infra;
+try {
+  infra = await resolveInfra({ dataDir, log: say });
+} catch (err) {
+  say(err.message);
+  process.exit(1);
+}
+const DATABASE_URL = env.DATABASE_URL ?? databaseUrl(infra.postgresServerUrl, "ttr");
+const REDIS_URL = infra.redisUrl;
+say(`PostgreSQL: ${infra.origins.postgres}; Redis: ${infra.origins.redis}`);
+
+await db.createDatabaseIfMissing(DATABASE_URL);
+const { applied } = await db.applyMigrations(DATABASE_URL);
+if (applied.length) say(`applied migrations: ${applied.join(", ")}`);
+
+// The demo project is created once; every start issues it a fresh API key and
+// dashboard password, because only hashes of earlier ones are stored.
+const client = db.createDb(DATABASE_URL, { max: 2, applicationName: "ttr-start" });
+let project = await client.project.findFirst({ where: { name: "demo" }, orderBy: { createdAt: "asc" } });
+const quota = Number(env.TTR_DEFAULT_MONTHLY_QUOTA ?? 100000);
+let apiKey;
+if (!project) {
+  const created = await db.createProject(client, "demo", quota);
+  project = { id: created.projectId };
+  apiKey = created.apiKey;
+} else {
+  apiKey = (await db.createApiKey(client, project.id)).apiKey;
+}
+const email = "demo@ttr.local";
+const password = randomBytes(9).toString("base64url");
+await db.upsertUser(client, project.id, email, password);
+await client.$disconnect();
+
+mkdirSync(dataDir, { recursive: true });
+writeFileSync(path.join(dataDir, "env.json"), JSON.stringify({ DATABASE_URL, REDIS_URL }, null, 2));
+
+const children = [];
+const serviceEnv = { ...env, DATABASE_URL, REDIS_URL, PORT: String(port) };
+const services = [
+  ["api", {}],
+  ["scheduler", { METRICS_PORT: env.METRICS_PORT ?? "9464" }],
+  ["executor", { METRICS_PORT: String(Number(env.METRICS_PORT ?? 9464) + 1) }],
+];
+for (const [name, extra] of services) {
+  const main = path.join(root, "services", name, "dist", "main.js");
+  if (!existsSync(main)) continue;
+  const child = spawn(process.execPath, [main], { env: { ...serviceEnv, ...extra }, stdio: ["ignore", "inherit", "inherit"] });
+  child.on("exit", (code, signal) => {
+    if (!stopping) {
+      say(`${name} exited (${signal ?? code}); stopping`);
+      void stop(1);
+    }
+  });
+  children.push(child);
+}
+
+let stopping = false;
+async function stop(code) {
+  if (stopping) return;
+  stopping = true;
+  say("stopping");
+  await Promise.all(
+    children.map((c) => (c.exitCode !== null || c.signalCode !== null ? null : new Promise((r) => { c.once("exit", r); c.kill("SIGTERM"); }))),
+  );
+  await infra.stop();
+  process.exit(code);
+}
+process.on("SIGINT", () => void stop(0));
+process.on("SIGTERM", () => void stop(0));
+
+const base = `http://localhost:${port}`;
+for (let i = 0; i < 200; i++) {
+  const ok = await fetch(`${base}/readyz`).then((r) => r.ok, () => false);
+  if (ok) break;
+  await new Promise((r) => setTimeout(r, 100));
+}
+
+process.stdout.write(`
+  ttr is running at ${base}
+
+  API key (demo project, shown once):  ${apiKey}
+  Dashboard:                           ${base}/dashboard   ${email} / ${password}
+
+  Schedule a request 10 seconds from now:
+
+    curl -X POST ${base}/schedule \\
+      -H 'ttr-api-key: ${apiKey}' \\
+      -H 'ttr-url: https://httpbin.org/post' \\
+      -H 'ttr-scheduled-at: now | add 10s' \\
+      -H 'content-type: application/json' \\
+      -d '{"hello":"ttr"}'
+
+  Admin CLI: pnpm ttr --help        Stop: Ctrl-C
+\n`);

@@ -1,0 +1,58 @@
+// The api's express application: public endpoints, health and metrics.
+import express from "express";
+import { randomUUID } from "node:crypto";
+import { dbPing } from "@ttr/db";
+import { handleOps, prom, redisPing } from "@ttr/platform";
+import type { Deps } from "./deps.js";
+import { errorHandler, notFoundHandler } from "./http/errors.js";
+import { cancelRoute } from "./routes/cancel.js";
+import { scheduleRoute } from "./routes/schedule.js";
+
+export function createApp(deps: Deps): express.Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+
+  const requests = new prom.Counter({
+    name: "ttr_api_requests_total",
+    help: "API requests by route and status",
+    labelNames: ["route", "status"] as const,
+    registers: [deps.registry],
+  });
+  const latency = new prom.Histogram({
+    name: "ttr_api_request_duration_seconds",
+    help: "API request latency by route",
+    labelNames: ["route"] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [deps.registry],
+  });
+
+  // One JSON log line per request; no headers, so no keys or cookies.
+  app.use((req, res, next) => {
+    const started = process.hrtime.bigint();
+    const requestId = randomUUID();
+    res.on("finish", () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const route = (req.route?.path as string | undefined) ?? "unmatched";
+      requests.inc({ route, status: String(res.statusCode) });
+      latency.observe({ route }, seconds);
+      deps.log.info("request", { requestId, method: req.method, path: req.path, status: res.statusCode, ms: Math.round(seconds * 1000) });
+    });
+    next();
+  });
+
+  const ready = async () => (await dbPing(deps.db)) && (await redisPing(deps.redis));
+  for (const path of ["/healthz", "/readyz", "/metrics"]) {
+    app.get(path, async (req, res) => {
+      const out = (await handleOps(req.path, deps.registry, ready))!;
+      res.status(out.status).type(out.type).send(out.body);
+    });
+  }
+
+  app.all("/schedule", scheduleRoute(deps));
+  app.delete("/cancel", cancelRoute(deps));
+
+  app.use(notFoundHandler);
+  app.use(errorHandler(deps.log));
+  return app;
+}

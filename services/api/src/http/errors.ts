@@ -1,0 +1,35 @@
+// The one place errors become responses (STYLE habit 3).
+import type { ErrorRequestHandler, RequestHandler } from "express";
+import { ApiError } from "@ttr/core";
+import type { Logger } from "@ttr/platform";
+
+/** Unknown paths and methods a path does not accept: 404 with no body (SPEC §7). */
+export const notFoundHandler: RequestHandler = (_req, res) => {
+  res.status(404).end();
+};
+
+export function errorHandler(log: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (err instanceof ApiError) {
+      res.status(err.status);
+      if (err.emptyBody) res.end();
+      else res.json({ _tag: err.tag, message: err.message });
+      return;
+    }
+    const status = typeof err?.status === "number" && err.status >= 400 && err.status < 500 ? err.status : 500;
+    if (status === 413) {
+      res.status(413).json({ _tag: "PayloadTooLarge", message: "Request body too large" });
+      return;
+    }
+    if (status === 400) {
+      res.status(400).end();
+      return;
+    }
+    log.error("unhandled error", { path: req.path, method: req.method, error: String(err?.stack ?? err) });
+    res.status(500).json({ _tag: "InternalError", message: "Internal server error" });
+  };
+}

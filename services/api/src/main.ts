@@ -1,0 +1,36 @@
+// Starts the api: public API, health and metrics (and later the dashboard).
+import { createDb } from "@ttr/db";
+import { createLogger, createRedis, createRegistry } from "@ttr/platform";
+import { createApp } from "./app.js";
+import { loadEnv } from "./env.js";
+import { createServer } from "./server.js";
+
+const env = loadEnv();
+const log = createLogger("api", env.LOG_LEVEL);
+const db = createDb(env.DATABASE_URL, { max: env.DB_POOL_SIZE, applicationName: "ttr-api" });
+const redis = createRedis(env.REDIS_URL, "ttr-api");
+const registry = createRegistry("api");
+const app = createApp({ db, redis, log, registry });
+
+const server = createServer(app);
+server.listen(env.PORT, env.HOST, () => {
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : env.PORT;
+  log.info("api listening", { port });
+});
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  log.info("shutting down", { signal });
+  server.close();
+  server.closeIdleConnections();
+  const timer = setTimeout(() => process.exit(0), 10_000);
+  timer.unref();
+  await new Promise((r) => server.once("close", r));
+  await Promise.allSettled([db.$disconnect(), redis.quit()]);
+  process.exit(0);
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -1,0 +1,90 @@
+// /schedule, any method (SPEC §4 /schedule). The checks run in the order of
+// SPEC §7 "/schedule checks"; only the first failure is reported.
+import type { Request, Response } from "express";
+import {
+  badRequest,
+  checkScheduleTags,
+  checkTitle,
+  emptyBadRequest,
+  forwardedHeaders,
+  methodCarriesBody,
+  parseScheduledAt,
+  parseTagsHeader,
+  quotaExceeded,
+} from "@ttr/core";
+import { consumeQuota } from "@ttr/db";
+import type { Deps } from "../deps.js";
+import { projectForKey } from "../auth/api-key.js";
+import { MiB, readBody } from "../http/body.js";
+import { applySchedule } from "../schedule/apply.js";
+
+function header(req: Request, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(", ") : value;
+}
+
+function isAbsoluteUrl(value: string): boolean {
+  if (value.trim() === "") return false;
+  try {
+    new URL(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `YYYY-MM` of the request moment, the quota's calendar month in UTC (CONTRACT §4). */
+const monthOf = (d: Date) => d.toISOString().slice(0, 7);
+
+export function scheduleRoute(deps: Deps) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const now = new Date();
+    const apiKey = header(req, "ttr-api-key");
+    const url = header(req, "ttr-url");
+    if (apiKey === undefined || url === undefined) throw emptyBadRequest();
+
+    const method = req.method.toUpperCase();
+    const body = methodCarriesBody(method) ? await readBody(req, MiB, "1 MiB") : null;
+
+    if (!isAbsoluteUrl(url)) throw badRequest(`Invalid URL: ${url}`);
+    const tags = parseTagsHeader(header(req, "ttr-tags"));
+    checkScheduleTags(tags);
+    const title = header(req, "ttr-title") ?? null;
+    if (title !== null) checkTitle(title);
+
+    const project = await projectForKey(deps.db, apiKey);
+    const when = parseScheduledAt(header(req, "ttr-scheduled-at"), now);
+
+    const remaining = await consumeQuota(deps.db, project.id, monthOf(now));
+    if (remaining === null) throw quotaExceeded(project.monthlyQuota);
+
+    const customKey = header(req, "ttr-custom-key");
+    const triggerId = header(req, "ttr-trigger-id");
+    const result = await deps.db.$transaction((tx) =>
+      applySchedule(tx, {
+        projectId: project.id,
+        now,
+        when,
+        customKey: customKey === undefined || customKey === "" ? null : customKey,
+        triggerId: triggerId === undefined || triggerId === "" ? null : triggerId,
+        runMissed: header(req, "ttr-run-missed") === "true",
+        request: {
+          title,
+          url,
+          method,
+          headers: forwardedHeaders(req.rawHeaders),
+          body: body && body.length > 0 ? body : null,
+          tags,
+          source: "schedule",
+        },
+      }),
+    );
+    res.status(200).json({
+      triggerId: result.triggerId,
+      scheduledAt: result.scheduledAt.toISOString(),
+      operation: result.operation,
+      kind: result.kind,
+      monthQuotaRemaining: remaining,
+    });
+  };
+}

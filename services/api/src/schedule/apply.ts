@@ -1,0 +1,116 @@
+// Applies one accepted /schedule call (SPEC §4 /schedule rules 1–5) inside a
+// transaction. Every check that must win over a write has already passed;
+// what remains are the 404/410 of ID edits, which come after the quota unit.
+import { gone, notFound, nextCronTime, type ScheduledAt } from "@ttr/core";
+import * as t from "@ttr/db";
+import type { RequestFields, SqlRunner, TriggerStatus } from "@ttr/db";
+
+export interface ScheduleCall {
+  projectId: string;
+  /** the request moment */
+  now: Date;
+  when: ScheduledAt;
+  customKey: string | null;
+  triggerId: string | null;
+  runMissed: boolean;
+  request: RequestFields;
+}
+
+export interface ScheduleResult {
+  triggerId: string;
+  scheduledAt: Date;
+  operation: "schedule" | "reschedule";
+  kind: "job" | "generator";
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** SPEC §4 /schedule rule 4: past-dated one-shots are skipped unless asked to run. */
+function statusFor(when: Extract<ScheduledAt, { kind: "once" }>, now: Date, runMissed: boolean): TriggerStatus {
+  if (when.nowBased || runMissed) return "registered";
+  return when.at.getTime() <= now.getTime() ? "skipped" : "registered";
+}
+
+export async function applySchedule(tx: SqlRunner, call: ScheduleCall): Promise<ScheduleResult> {
+  if (call.customKey !== null) await t.lockCustomKey(tx, call.projectId, call.customKey);
+  return call.when.kind === "cron" ? scheduleRecurring(tx, call, call.when) : scheduleOnce(tx, call, call.when);
+}
+
+async function scheduleOnce(tx: SqlRunner, call: ScheduleCall, when: Extract<ScheduledAt, { kind: "once" }>): Promise<ScheduleResult> {
+  const { projectId, customKey } = call;
+  const status = statusFor(when, call.now, call.runMissed);
+
+  // Rule 3: a key held by a pending one-shot wins over the ID, which is then not checked.
+  let target = customKey !== null ? await t.findPendingTriggerByKey(tx, projectId, customKey) : undefined;
+  if (!target && call.triggerId !== null) {
+    const byId = UUID.test(call.triggerId) ? await t.findTriggerById(tx, projectId, call.triggerId) : undefined;
+    if (!byId) throw notFound("Trigger not found");
+    if (byId.status !== "registered") throw gone("Job is no longer in registered state");
+    target = byId;
+  }
+
+  // Rule 2: a one-shot takes the key from a recurring trigger holding it.
+  let replaced = false;
+  if (customKey !== null) {
+    const generator = await t.findActiveGeneratorByKey(tx, projectId, customKey);
+    if (generator) replaced = await t.cancelGenerator(tx, generator.id);
+  }
+
+  if (target) {
+    const key = customKey ?? target.customKey ?? null;
+    const after = await t.updateTriggerRequest(tx, target.id, { ...call.request, customKey: key, status, scheduledAt: when.at });
+    return { triggerId: target.id, scheduledAt: after!.scheduledAt, operation: "reschedule", kind: "job" };
+  }
+  const id = await t.insertTrigger(tx, {
+    ...call.request,
+    projectId,
+    generatorId: null,
+    customKey,
+    status,
+    scheduledAt: when.at,
+  });
+  return { triggerId: id, scheduledAt: when.at, operation: replaced ? "reschedule" : "schedule", kind: "job" };
+}
+
+async function scheduleRecurring(tx: SqlRunner, call: ScheduleCall, when: Extract<ScheduledAt, { kind: "cron" }>): Promise<ScheduleResult> {
+  const { projectId, customKey } = call;
+  // Rule 3: with cron the ID is always checked.
+  let generator = undefined as Awaited<ReturnType<typeof t.findGeneratorById>>;
+  if (call.triggerId !== null) {
+    generator = UUID.test(call.triggerId) ? await t.findGeneratorById(tx, projectId, call.triggerId) : undefined;
+    if (!generator) throw notFound("Generator not found");
+    if (generator.status !== "active") throw gone("Generator is no longer active");
+  } else if (customKey !== null) {
+    generator = await t.findActiveGeneratorByKey(tx, projectId, customKey);
+  }
+
+  // Rule 2: a recurring trigger takes the key from a pending one-shot holding it.
+  let replaced = false;
+  if (customKey !== null) {
+    const oneShot = await t.findPendingTriggerByKey(tx, projectId, customKey);
+    if (oneShot && oneShot.generatorId === null) replaced = await t.cancelTrigger(tx, oneShot.id);
+  }
+
+  const definition = { ...call.request, cronExpr: when.expr, tz: when.tz };
+  let id: string;
+  if (generator) {
+    id = generator.id;
+    await t.updateGenerator(tx, id, { ...definition, customKey: customKey ?? generator.customKey });
+    await t.cancelPendingInstance(tx, id);
+  } else {
+    id = await t.insertGenerator(tx, { ...definition, projectId, customKey });
+  }
+
+  // Rule 5: the first (or replacing) instance exists when the call returns.
+  const at = nextCronTime(when.expr, when.tz, call.now);
+  await t.insertTrigger(tx, {
+    ...call.request,
+    title: null,
+    projectId,
+    generatorId: id,
+    customKey: null,
+    status: "registered",
+    scheduledAt: at,
+  });
+  return { triggerId: id, scheduledAt: at, operation: generator || replaced ? "reschedule" : "schedule", kind: "generator" };
+}

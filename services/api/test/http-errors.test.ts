@@ -1,0 +1,67 @@
+// SPEC §7 "Errors without a JSON body", CONTRACT §8 sizes, CONTRACT §9 ops
+// endpoints, and the body-read failure row of the /schedule checks.
+import net from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startApi, type TestApi } from "../../../test/support/api.js";
+import { expectNoWrites } from "../../../test/support/snapshot.js";
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startApi();
+});
+afterAll(() => api.close());
+
+function rawExchange(payload: string, halfClose: boolean): Promise<string> {
+  const { port } = new URL(api.base);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: "127.0.0.1", port: Number(port), allowHalfOpen: true });
+    let data = "";
+    socket.on("data", (c) => (data += c.toString("latin1")));
+    socket.on("end", () => resolve(data));
+    socket.on("close", () => resolve(data));
+    socket.on("error", reject);
+    socket.write(payload, () => {
+      if (halfClose) socket.end();
+    });
+  });
+}
+
+describe("errors without a JSON body", () => {
+  it("404 with an empty body for unknown paths and methods a path does not accept", async () => {
+    for (const [method, path] of [["GET", "/nope"], ["POST", "/cancel"], ["GET", "/cancel"], ["GET", "/declare"], ["PUT", "/"]] as const) {
+      const res = await api.call(method, path, { "ttr-api-key": api.apiKey });
+      expect(res.status, `${method} ${path}`).toBe(404);
+      expect(res.body.length).toBe(0);
+    }
+  });
+
+  it("431 with an empty body for request headers over 16 KiB", async () => {
+    const res = await api.call("POST", "/schedule", { "ttr-api-key": api.apiKey, "ttr-url": "http://x/", "x-big": "a".repeat(17 * 1024) }).catch((e: Error) => e);
+    if (res instanceof Error) throw res;
+    expect(res.status).toBe(431);
+    expect(res.body.length).toBe(0);
+  });
+
+  it("400 Failed to read request body when the body ends early", async () => {
+    const payload =
+      "POST /schedule HTTP/1.1\r\nHost: x\r\n" +
+      `ttr-api-key: ${api.apiKey}\r\nttr-url: http://127.0.0.1:9/\r\nttr-scheduled-at: now\r\n` +
+      "Content-Length: 100\r\n\r\nonly-some-bytes";
+    const answer = await expectNoWrites(api.db, () => rawExchange(payload, true));
+    expect(answer).toMatch(/^HTTP\/1\.1 400/);
+    expect(answer).toContain('{"_tag":"BadRequest","message":"Failed to read request body"}');
+  });
+});
+
+describe("operations endpoints (CONTRACT §9)", () => {
+  it("answers /healthz, /readyz and /metrics", async () => {
+    const health = await api.call("GET", "/healthz");
+    expect(health.status).toBe(200);
+    expect(health.json()).toEqual({ status: "ok" });
+    expect((await api.call("GET", "/readyz")).status).toBe(200);
+    await api.call("POST", "/schedule", { "ttr-api-key": api.apiKey, "ttr-url": "http://x/", "ttr-scheduled-at": "now | add 1h" });
+    const metrics = await api.call("GET", "/metrics");
+    expect(metrics.status).toBe(200);
+    expect(metrics.text).toMatch(/ttr_api_requests_total\{[^}]*route="\/schedule"[^}]*status="200"/);
+  });
+});

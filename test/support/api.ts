@@ -1,0 +1,47 @@
+// The api in-process on a free port, against a fresh database and Redis
+// prefix, with one project and its API key.
+import type { AddressInfo } from "node:net";
+import { createApp } from "@ttr/api/app";
+import { createServer } from "@ttr/api/server";
+import { createDb, createProject, type Db } from "@ttr/db";
+import { createLogger, createRedis, createRegistry } from "@ttr/platform";
+import { freshDatabase, redisUrl, type TestDatabase } from "./db.js";
+import { request } from "./http.js";
+
+export interface TestApi {
+  base: string;
+  db: Db;
+  database: TestDatabase;
+  projectId: string;
+  apiKey: string;
+  /** send to this api; `headers` are exactly what is sent */
+  call: (method: string, path: string, headers?: Record<string, string | string[]>, body?: string | Buffer) => ReturnType<typeof request>;
+  close(): Promise<void>;
+}
+
+export async function startApi(opts: { quota?: number } = {}): Promise<TestApi> {
+  const database = await freshDatabase();
+  const db = createDb(database.url, { max: 10, applicationName: "ttr-test" });
+  const redis = createRedis(redisUrl(), "ttr-test");
+  const log = createLogger("api", "error");
+  const app = createApp({ db, redis, log, registry: createRegistry("api") });
+  const server = createServer(app);
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { projectId, apiKey } = await createProject(db, "test", opts.quota ?? 100000);
+  return {
+    base,
+    db,
+    database,
+    projectId,
+    apiKey,
+    call: (method, path, headers, body) => request(base, method, path, headers, body),
+    async close() {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      await db.$disconnect();
+      await redis.quit();
+      await database.drop();
+    },
+  };
+}

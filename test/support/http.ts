@@ -1,0 +1,43 @@
+// A raw HTTP client for tests: sends exactly the headers given (node adds only
+// Host and, for bodies, Content-Length) and returns status, headers and bytes.
+import http from "node:http";
+
+export interface Reply {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+  text: string;
+  json<T = any>(): T;
+}
+
+export function request(
+  base: string,
+  method: string,
+  path: string,
+  headers: Record<string, string | string[]> = {},
+  body?: string | Buffer,
+): Promise<Reply> {
+  const url = new URL(path, base);
+  const hasLength = Object.keys(headers).some((h) => h.toLowerCase() === "content-length" || h.toLowerCase() === "transfer-encoding");
+  const sent = body !== undefined && !hasLength ? { ...headers, "Content-Length": String(Buffer.byteLength(body)) } : headers;
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers: sent, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        const buf = Buffer.concat(chunks);
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: buf,
+          text: buf.toString("utf8"),
+          json: () => JSON.parse(buf.toString("utf8")),
+        });
+      });
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
