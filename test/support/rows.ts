@@ -46,3 +46,66 @@ export async function generatorById(db: Db, id: string) {
 export async function setTriggerStatus(db: Db, id: string, status: string): Promise<void> {
   await db.$executeRawUnsafe(`UPDATE triggers SET status = $2::trigger_status WHERE id = $1::uuid`, id, status);
 }
+
+export interface StoredExecution {
+  id: string;
+  attemptNumber: number;
+  triggeredBy: string;
+  status: string;
+  plannedAt: Date;
+  startedAt: Date | null;
+  completedAt: Date | null;
+  responseStatus: number | null;
+  responseHeaders: Record<string, string> | null;
+  responseBody: string | null;
+  responseSize: number | null;
+  errorMessage: string | null;
+  isDeadLetter: boolean;
+  timeoutSeconds: number | null;
+}
+
+export async function executionsOf(db: Db, triggerId: string): Promise<StoredExecution[]> {
+  return db.$queryRawUnsafe<StoredExecution[]>(
+    `SELECT id::text, attempt_number AS "attemptNumber", triggered_by::text AS "triggeredBy", status::text AS status,
+            planned_at AS "plannedAt", started_at AS "startedAt", completed_at AS "completedAt",
+            response_status AS "responseStatus", response_headers AS "responseHeaders", response_body AS "responseBody",
+            response_size AS "responseSize", error_message AS "errorMessage", is_dead_letter AS "isDeadLetter",
+            timeout_seconds AS "timeoutSeconds"
+     FROM executions WHERE trigger_id = $1::uuid ORDER BY attempt_number`,
+    triggerId,
+  );
+}
+
+/** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000, what = "condition"): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Waits until the trigger's newest execution is complete and returns all of them. */
+export function settled(db: Db, triggerId: string, attempts = 1, timeoutMs = 10_000): Promise<StoredExecution[]> {
+  return eventually(
+    async () => {
+      const rows = await executionsOf(db, triggerId);
+      return rows.length >= attempts && rows.slice(0, attempts).every((r) => r.status === "complete") ? rows : undefined;
+    },
+    timeoutMs,
+    `execution ${attempts} of ${triggerId} to complete`,
+  );
+}
+
+export async function insertPolicy(db: Db, projectId: string, tag: string, fields: Record<string, unknown>): Promise<void> {
+  const columns = Object.keys(fields);
+  await db.$executeRawUnsafe(
+    `INSERT INTO tag_policies (id, project_id, tag, ${columns.join(", ")}, updated_at)
+     VALUES (gen_random_uuid(), $1::uuid, $2, ${columns.map((c, i) => (c === "throughput" ? `$${i + 3}::jsonb` : c.startsWith("retry_strategy") ? `$${i + 3}::retry_strategy` : c === "retry_on" ? `$${i + 3}::retry_on` : `$${i + 3}`)).join(", ")}, now())`,
+    projectId,
+    tag,
+    ...Object.values(fields),
+  );
+}

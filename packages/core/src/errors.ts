@@ -6,19 +6,23 @@ export type ErrorTag =
   | "BadRequest"
   | "Unauthorized"
   | "QuotaExceeded"
+  | "Forbidden"
   | "NotFound"
   | "Gone"
   | "PayloadTooLarge"
-  | "UnsupportedMediaType";
+  | "UnsupportedMediaType"
+  | "TooManyRequests";
 
 const STATUS: Record<ErrorTag, number> = {
   BadRequest: 400,
   Unauthorized: 401,
   QuotaExceeded: 402,
+  Forbidden: 403,
   NotFound: 404,
   Gone: 410,
   PayloadTooLarge: 413,
   UnsupportedMediaType: 415,
+  TooManyRequests: 429,
 };
 
 export class ApiError extends Error {
@@ -41,7 +45,9 @@ export const unauthorized = (message = "Unauthorized"): ApiError => new ApiError
 export const invalidApiKey = (): ApiError => new ApiError("Unauthorized", "Invalid api key");
 export const quotaExceeded = (limit: number): ApiError =>
   new ApiError("QuotaExceeded", `Monthly quota of ${limit} triggers exceeded`);
+export const forbidden = (message: string): ApiError => new ApiError("Forbidden", message);
 export const notFound = (message: string): ApiError => new ApiError("NotFound", message);
 export const gone = (message: string): ApiError => new ApiError("Gone", message);
 export const payloadTooLarge = (limit: string): ApiError =>
   new ApiError("PayloadTooLarge", `Request body larger than ${limit}`);
+export const tooManyRequests = (message: string): ApiError => new ApiError("TooManyRequests", message);

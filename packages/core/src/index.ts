@@ -4,3 +4,5 @@ export { checkCron, nextCronTime, nextCronTimes, type CronSchedule } from "./cro
 export { parseTagsHeader, checkScheduleTags, isPolicyTag, checkTitle } from "./tags.js";
 export { forwardedHeaders, headersObject, pairsOf, methodCarriesBody, type HeaderPairs } from "./headers.js";
 export * from "./secrets.js";
+export { ATTEMPT_QUEUE, ATTEMPT_JOB, attemptJobOptions, checkAttemptJob, type AttemptJob } from "./jobs.js";
+export { mergeRetry, retryDelaySeconds, nextRetryDelay, failureKind, type MergedRetry, type RetryFields, type RetryOn, type RetryStrategy, type FailureKind } from "./retry.js";

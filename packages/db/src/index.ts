@@ -4,3 +4,5 @@ export * from "./rows.js";
 export * from "./triggers.js";
 export * from "./admin.js";
 export { applyMigrations, createDatabaseIfMissing } from "./migrate.js";
+export * from "./firing.js";
+export * from "./dashboard.js";

@@ -6,7 +6,9 @@ import { handleOps, prom, redisPing } from "@ttr/platform";
 import type { Deps } from "./deps.js";
 import { errorHandler, notFoundHandler } from "./http/errors.js";
 import { cancelRoute } from "./routes/cancel.js";
+import { dashboardRoutes } from "./routes/dashboard.js";
 import { scheduleRoute } from "./routes/schedule.js";
+import { sessionRoutes } from "./routes/session.js";
 
 export function createApp(deps: Deps): express.Express {
   const app = express();
@@ -51,6 +53,9 @@ export function createApp(deps: Deps): express.Express {
 
   app.all("/schedule", scheduleRoute(deps));
   app.delete("/cancel", cancelRoute(deps));
+  // Dashboard session API (CONTRACT §5)
+  app.use(sessionRoutes(deps));
+  app.use(dashboardRoutes(deps));
 
   app.use(notFoundHandler);
   app.use(errorHandler(deps.log));

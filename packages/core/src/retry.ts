@@ -1,0 +1,82 @@
+// Retry policy merge and decision (SPEC §4 Retries, Multiple tags). Pure
+// functions of the policies in force when the attempt started.
+
+export type RetryStrategy = "none" | "fixed" | "exponential";
+export type RetryOn = "network_only" | "5xx_and_network" | "non_2xx";
+
+export interface RetryFields {
+  retryStrategy: RetryStrategy;
+  retryInitialDelaySeconds: number | null;
+  retryMaxDelaySeconds: number | null;
+  retryMaxAttempts: number | null;
+  retryJitter: boolean;
+  retryOn: RetryOn;
+}
+
+export interface MergedRetry {
+  strategy: "fixed" | "exponential";
+  initialDelay: number;
+  maxDelay: number | null;
+  maxAttempts: number | null;
+  jitter: boolean;
+  retryOn: RetryOn;
+}
+
+const RESTRICTIVENESS: RetryOn[] = ["network_only", "5xx_and_network", "non_2xx"];
+
+/** Merges the retry fields of a trigger's tags; null when no tag asks for retries. */
+export function mergeRetry(policies: readonly RetryFields[]): MergedRetry | null {
+  const active = policies.filter((p) => p.retryStrategy !== "none");
+  if (active.length === 0) return null;
+  const attempts = active.map((p) => p.retryMaxAttempts).filter((n): n is number => n !== null);
+  const maxDelays = active.map((p) => p.retryMaxDelaySeconds).filter((n): n is number => n !== null);
+  return {
+    strategy: active.some((p) => p.retryStrategy === "exponential") ? "exponential" : "fixed",
+    initialDelay: Math.max(...active.map((p) => p.retryInitialDelaySeconds ?? 0)),
+    maxDelay: maxDelays.length ? Math.max(...maxDelays) : null,
+    maxAttempts: attempts.length ? Math.min(...attempts) : null,
+    jitter: active.some((p) => p.retryJitter),
+    retryOn: RESTRICTIVENESS.find((r) => active.some((p) => p.retryOn === r))!,
+  };
+}
+
+/** Seconds to wait after attempt `attempt` (first is 1) failed. */
+export function retryDelaySeconds(p: MergedRetry, attempt: number, random: () => number): number {
+  const base = p.strategy === "fixed" ? p.initialDelay : p.initialDelay * 2 ** (attempt - 1);
+  const capped = p.maxDelay === null || p.strategy === "fixed" ? base : Math.min(base, p.maxDelay);
+  return Math.round(p.jitter ? capped * (0.5 + random()) : capped);
+}
+
+export type FailureKind = "network" | "3xx" | "4xx" | "5xx";
+
+export function failureKind(responseStatus: number | null): FailureKind {
+  if (responseStatus === null) return "network";
+  if (responseStatus >= 500) return "5xx";
+  if (responseStatus >= 400) return "4xx";
+  return "3xx";
+}
+
+function covers(retryOn: RetryOn, kind: FailureKind): boolean {
+  switch (retryOn) {
+    case "network_only":
+      return kind === "network";
+    case "5xx_and_network":
+      return kind === "network" || kind === "5xx";
+    case "non_2xx":
+      return true;
+    default: {
+      const never: never = retryOn;
+      return never;
+    }
+  }
+}
+
+/**
+ * After a failed attempt: the delay of the next one in seconds, or null when
+ * the failure is final (a dead letter, SPEC §1 Dead letters 2).
+ */
+export function nextRetryDelay(policy: MergedRetry | null, kind: FailureKind, attempt: number, random: () => number): number | null {
+  if (!policy || !covers(policy.retryOn, kind)) return null;
+  if (policy.maxAttempts !== null && attempt >= policy.maxAttempts) return null;
+  return retryDelaySeconds(policy, attempt, random);
+}

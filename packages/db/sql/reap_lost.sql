@@ -1,0 +1,21 @@
+-- Close attempts still started after their timeout plus the grace period as
+-- Executor died (SPEC §1 Lost attempts): execution complete with no
+-- response data, trigger completed, no retry, not a dead letter.
+-- Params: $1 now, $2 limit. Returns the closed executions.
+WITH lost AS (
+  SELECT id FROM executions
+  WHERE status = 'started' AND reap_after <= $1
+  ORDER BY reap_after
+  LIMIT $2
+  FOR UPDATE SKIP LOCKED
+), closed AS (
+  UPDATE executions e
+  SET status = 'complete', completed_at = clock_timestamp(),
+      error_message = 'Executor died (status=started past reap_after)'
+  FROM lost WHERE e.id = lost.id
+  RETURNING e.id, e.trigger_id, e.project_id
+), finished AS (
+  UPDATE triggers t SET status = 'completed', updated_at = clock_timestamp()
+  FROM closed WHERE t.id = closed.trigger_id AND t.status = 'running'
+)
+SELECT id::text AS "executionId", trigger_id::text AS "triggerId", project_id::text AS "projectId" FROM closed

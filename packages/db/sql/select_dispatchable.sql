@@ -1,0 +1,10 @@
+-- Planned attempts that are due and not yet in the queue, oldest first,
+-- locked for this transaction (first attempts, retries, replays).
+-- Params: $1 now, $2 limit.
+SELECT e.id::text AS "executionId", e.project_id::text AS "projectId", t.tags, e.planned_at AS "plannedAt"
+FROM executions e
+JOIN triggers t ON t.id = e.trigger_id
+WHERE e.status = 'planned' AND e.dispatched_at IS NULL AND e.planned_at <= $1
+ORDER BY e.planned_at, e.id
+LIMIT $2
+FOR UPDATE OF e SKIP LOCKED

@@ -1,0 +1,7 @@
+-- The kind and status of a project's trigger or recurring trigger by ID,
+-- to explain why Replay now or Retry now cannot act (CONTRACT §5).
+-- Params: $1 project_id, $2 id.
+-- Returns {kind, status}, or no row for an unknown or foreign ID.
+SELECT 'job' AS kind, status::text AS status FROM triggers WHERE id = $2::uuid AND project_id = $1::uuid
+UNION ALL
+SELECT 'generator', status::text FROM generators WHERE id = $2::uuid AND project_id = $1::uuid

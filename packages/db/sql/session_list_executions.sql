@@ -1,0 +1,20 @@
+-- One page of a project's executions, newest first by (created_at, id),
+-- after a keyset cursor (CONTRACT §5 GET /executions). With $3 true only
+-- dead letters are listed (SPEC §1 Dead letters 7), which the partial index
+-- executions_dead_letter_idx serves.
+-- Params: $1 project_id, $2 trigger_id or null, $3 dead letters only (bool),
+-- $4 cursor created_at (null on the first page), $5 cursor id, $6 number of rows.
+-- Returns executions in the dashboard's Execution shape plus createdAt.
+SELECT e.id::text AS id, e.trigger_id::text AS "triggerId", e.attempt_number AS "attemptNumber",
+       e.triggered_by::text AS "triggeredBy", e.status::text AS status, e.planned_at AS "plannedAt",
+       e.started_at AS "startedAt", e.completed_at AS "completedAt", e.response_status AS "responseStatus",
+       e.response_headers AS "responseHeaders", e.response_body AS "responseBody",
+       e.response_size AS "responseSize", e.error_message AS "errorMessage", e.is_dead_letter AS "isDeadLetter",
+       e.created_at AS "createdAt"
+FROM executions e
+WHERE e.project_id = $1::uuid
+  AND ($2::uuid IS NULL OR e.trigger_id = $2::uuid)
+  AND (NOT $3::boolean OR e.is_dead_letter)
+  AND ($4::timestamptz IS NULL OR (e.created_at, e.id) < ($4::timestamptz, $5::uuid))
+ORDER BY e.created_at DESC, e.id DESC
+LIMIT $6::int

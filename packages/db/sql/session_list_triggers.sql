@@ -1,0 +1,41 @@
+-- One page of a project's dashboard list: one-shots and instances (kind
+-- job) together with recurring triggers (kind generator), newest first by
+-- (created_at, id), after a keyset cursor (CONTRACT §5 GET /triggers).
+-- Each branch reads at most $10 rows in index order and the merge keeps the
+-- first $10, so the cost follows the page size, not the project's size.
+-- A branch whose kind or status is filtered out is switched off with its
+-- flag and costs nothing.
+-- Params: $1 project_id, $2 include jobs (bool), $3 job status filter
+-- (trigger_status or null), $4 include generators (bool), $5 generator
+-- status filter (generator_status or null), $6 tag or null, $7 custom key
+-- or null, $8 cursor created_at (null on the first page), $9 cursor id,
+-- $10 number of rows.
+-- Returns {kind, id, createdAt} of the page, in order; callers load the
+-- rows themselves with session_load_triggers.
+SELECT kind, id::text AS id, created_at AS "createdAt"
+FROM (
+  (SELECT 'job' AS kind, t.id, t.created_at
+     FROM triggers t
+    WHERE $2::boolean
+      AND t.project_id = $1::uuid
+      AND ($3::trigger_status IS NULL OR t.status = $3::trigger_status)
+      AND ($6::text IS NULL OR t.tags @> ARRAY[$6::text])
+      AND ($7::text IS NULL OR t.custom_key = $7::text)
+      AND ($8::timestamptz IS NULL OR (t.created_at, t.id) < ($8::timestamptz, $9::uuid))
+    ORDER BY t.created_at DESC, t.id DESC
+    LIMIT $10::int)
+  UNION ALL
+  (SELECT 'generator' AS kind, g.id, g.created_at
+     FROM generators g
+    WHERE $4::boolean
+      AND g.project_id = $1::uuid
+      AND ($5::generator_status IS NULL OR g.status = $5::generator_status)
+      AND ($6::text IS NULL OR g.tags @> ARRAY[$6::text])
+      AND ($7::text IS NULL OR g.custom_key = $7::text)
+      AND ($8::timestamptz IS NULL OR (g.created_at, g.id) < ($8::timestamptz, $9::uuid))
+    ORDER BY g.created_at DESC, g.id DESC
+    LIMIT $10::int)
+  ORDER BY created_at DESC, id DESC
+  LIMIT $10::int
+) page
+ORDER BY page.created_at DESC, page.id DESC

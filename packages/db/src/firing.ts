@@ -1,0 +1,111 @@
+// The firing pipeline's state changes (SPEC §1 "How a trigger fires",
+// SPEC §3): the scheduler promotes, plans and dispatches; the executor starts
+// and finishes attempts; the reaper closes lost ones. One statement each.
+import type { RetryFields } from "@ttr/core";
+import { query, queryOne, type SqlRunner } from "./sql.js";
+
+export interface PromotedTrigger {
+  executionId: string;
+  triggerId: string;
+  generatorId: string | null;
+  scheduledAt: Date;
+}
+
+export const promoteDue = (db: SqlRunner, now: Date, limit: number) => query<PromotedTrigger>(db, "promote_due", now, limit);
+
+export interface GeneratorSchedule {
+  id: string;
+  cronExpr: string;
+  tz: string;
+}
+
+export const lockActiveGenerators = (db: SqlRunner, ids: string[]) => query<GeneratorSchedule>(db, "lock_active_generators", ids);
+export const generatorsWithoutPending = (db: SqlRunner, limit: number) => query<GeneratorSchedule>(db, "generators_without_pending", limit);
+
+export async function createNextInstances(db: SqlRunner, next: Array<{ generatorId: string; at: Date }>): Promise<number> {
+  if (next.length === 0) return 0;
+  const rows = await query(db, "create_next_instances", next.map((n) => n.generatorId), next.map((n) => n.at.toISOString()));
+  return rows.length;
+}
+
+export interface DispatchCandidate {
+  executionId: string;
+  projectId: string;
+  tags: string[];
+  plannedAt: Date;
+}
+
+export const selectDispatchable = (db: SqlRunner, now: Date, limit: number) => query<DispatchCandidate>(db, "select_dispatchable", now, limit);
+
+export async function markDispatched(db: SqlRunner, executionIds: string[]): Promise<string[]> {
+  if (executionIds.length === 0) return [];
+  return (await query<{ id: string }>(db, "mark_dispatched", executionIds)).map((r) => r.id);
+}
+
+export async function staleDispatched(db: SqlRunner, before: Date, limit: number): Promise<string[]> {
+  return (await query<{ id: string }>(db, "stale_dispatched", before, limit)).map((r) => r.id);
+}
+
+export interface ReapedAttempt {
+  executionId: string;
+  triggerId: string;
+  projectId: string;
+}
+
+export const reapLost = (db: SqlRunner, now: Date, limit: number) => query<ReapedAttempt>(db, "reap_lost", now, limit);
+
+export interface StartedAttempt {
+  executionId: string;
+  triggerId: string;
+  projectId: string;
+  attemptNumber: number;
+  triggeredBy: "scheduler" | "retry" | "replay";
+  startedAt: Date;
+  timeoutSeconds: number;
+  url: string;
+  method: string;
+  headers: Array<[string, string]>;
+  body: Uint8Array | null;
+  source: "schedule" | "item";
+  scheduledAt: Date;
+  tags: string[];
+  policies: Array<RetryFields & { tag: string }>;
+}
+
+export async function startAttempt(db: SqlRunner, executionId: string, defaultTimeout: number, reapGrace: number): Promise<StartedAttempt | undefined> {
+  const row = await queryOne<StartedAttempt>(db, "start_attempt", executionId, defaultTimeout, reapGrace);
+  if (!row) return undefined;
+  // json columns arrive parsed or as text depending on the driver path
+  if (typeof row.headers === "string") row.headers = JSON.parse(row.headers);
+  if (typeof row.policies === "string") row.policies = JSON.parse(row.policies);
+  return row;
+}
+
+export interface AttemptRecord {
+  completedAt: Date;
+  responseStatus: number | null;
+  responseHeaders: Record<string, string> | null;
+  responseBody: string | null;
+  responseSize: number | null;
+  errorMessage: string | null;
+  isDeadLetter: boolean;
+  /** when the next attempt is due; null when there is none */
+  retryAt: Date | null;
+}
+
+export async function finishAttempt(db: SqlRunner, executionId: string, r: AttemptRecord): Promise<{ recorded: boolean; retryExecutionId: string | null }> {
+  const row = await queryOne<{ recorded: number; retryExecutionId: string | null }>(
+    db,
+    "finish_attempt",
+    executionId,
+    r.completedAt,
+    r.responseStatus,
+    r.responseHeaders === null ? null : JSON.stringify(r.responseHeaders),
+    r.responseBody,
+    r.responseSize,
+    r.errorMessage,
+    r.isDeadLetter,
+    r.retryAt,
+  );
+  return { recorded: Number(row?.recorded ?? 0) > 0, retryExecutionId: row?.retryExecutionId ?? null };
+}

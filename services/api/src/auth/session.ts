@@ -1,0 +1,151 @@
+// Dashboard sessions (CONTRACT §5). The `ttr_session` cookie carries a random
+// token; the database keeps only its SHA-256, so a leaked sessions table
+// cannot be replayed. A session ends after 12 hours without a request, and
+// 7 days after sign-in whatever the activity.
+//
+// Cross-site requests: the cookie is SameSite=Strict, which already keeps
+// browsers from sending it on cross-site requests. As a second line for
+// older browsers and same-site-but-cross-origin pages, a state-changing
+// request that carries the cookie is refused when Sec-Fetch-Site or Origin
+// says it came from another origin (see refuseCrossSite).
+import type { NextFunction, Request, Response } from "express";
+import { forbidden, sha256Hex, unauthorized } from "@ttr/core";
+import { authenticateSession, type SessionLifetimes } from "@ttr/db";
+import type { Deps } from "../deps.js";
+
+export const SESSION_COOKIE = "ttr_session";
+
+export const SESSION_LIFETIMES: SessionLifetimes = {
+  idleSeconds: 12 * 3600,
+  absoluteSeconds: 7 * 24 * 3600,
+  // Sliding the idle expiry on every request would write a row per request;
+  // a minute of slack on a 12-hour window costs nothing.
+  touchEverySeconds: 60,
+};
+
+/** core's newSessionToken: 32 random bytes, base64url. Anything else is not looked up. */
+const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+export interface SessionAuth {
+  projectId: string;
+  userId: string;
+}
+
+/** The `ttr_session` token of a request's Cookie header, if it has a well-formed one. */
+export function sessionToken(req: Request): string | null {
+  const header = req.headers.cookie;
+  if (header === undefined) return null;
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq < 0 || part.slice(0, eq).trim() !== SESSION_COOKIE) continue;
+    const value = part.slice(eq + 1).trim();
+    if (TOKEN.test(value)) return value;
+  }
+  return null;
+}
+
+/**
+ * Whether a request comes from a page of another origin: Sec-Fetch-Site
+ * other than same-origin or none (a typed URL, a bookmark), or an Origin
+ * whose host is not the Host the request was sent to.
+ */
+export function isCrossSite(req: Request): boolean {
+  const site = req.headers["sec-fetch-site"];
+  if (site !== undefined && site !== "same-origin" && site !== "none") return true;
+  const origin = req.headers.origin;
+  if (origin === undefined) return false;
+  try {
+    const from = new URL(origin);
+    // Parsing the Host header against the same scheme drops a default port as URL does for Origin.
+    return from.host !== new URL(`${from.protocol}//${req.headers.host ?? ""}`).host;
+  } catch {
+    // `Origin: null` (sandboxed frames, some redirects) and malformed values
+    return true;
+  }
+}
+
+/** 403 for a state-changing request sent from another site. */
+export function refuseCrossSite(req: Request): void {
+  if (!SAFE_METHODS.has(req.method) && isCrossSite(req)) throw forbidden("Cross-site request refused");
+}
+
+/**
+ * The project and user of a request's dashboard session, or null when it has
+ * no live session. Routes that also accept a session (POST /declare,
+ * /tag-policies; SPEC §5 item 3) call this after their API-key check.
+ * A state-changing request whose cookie comes from another site is refused
+ * with 403 here, so every route that accepts a session is protected.
+ */
+export async function sessionProject(deps: Pick<Deps, "db">, req: Request): Promise<SessionAuth | null> {
+  const token = sessionToken(req);
+  if (token === null) return null;
+  refuseCrossSite(req);
+  const session = await authenticateSession(deps.db, sha256Hex(token), SESSION_LIFETIMES);
+  return session ? { projectId: session.projectId, userId: session.userId } : null;
+}
+
+/** Express middleware for session-only routes: 401 without a live session, else `res.locals.session`. */
+export function requireSession(deps: Pick<Deps, "db">) {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const session = await sessionProject(deps, req);
+    if (session === null) throw unauthorized();
+    res.locals.session = session;
+    next();
+  };
+}
+
+/** The session that requireSession put on the response. */
+export function sessionOf(res: Response): SessionAuth {
+  return res.locals.session as SessionAuth;
+}
+
+/**
+ * Sign-in attempts per email and client address: after `max` attempts
+ * without a success inside `windowMs`, further attempts are refused until
+ * the window ends. Attempts are counted when they start, so concurrent
+ * guesses cannot slip past the limit. In memory, per api process: with N
+ * replicas an attacker gets at most N times the budget, which still makes
+ * guessing impractical against scrypt.
+ */
+export class LoginLimiter {
+  private readonly attempts = new Map<string, { count: number; since: number }>();
+
+  constructor(
+    private readonly max = 10,
+    private readonly windowMs = 15 * 60_000,
+    private readonly now: () => number = Date.now,
+    /** above this many keys, finished windows are swept out, and the oldest keys beyond it */
+    private readonly maxKeys = 100_000,
+  ) {}
+
+  /** Counts an attempt; returns the seconds to wait when the key is over its limit, else 0. */
+  attempt(key: string): number {
+    const now = this.now();
+    let entry = this.attempts.get(key);
+    if (entry === undefined || now - entry.since >= this.windowMs) {
+      this.attempts.delete(key);
+      this.sweep(now);
+      entry = { count: 0, since: now };
+      this.attempts.set(key, entry);
+    }
+    if (entry.count >= this.max) return Math.max(1, Math.ceil((entry.since + this.windowMs - now) / 1000));
+    entry.count++;
+    return 0;
+  }
+
+  succeeded(key: string): void {
+    this.attempts.delete(key);
+  }
+
+  /** Bounds memory under a flood of distinct emails; a dropped key merely starts a new window. */
+  private sweep(now: number): void {
+    if (this.attempts.size < this.maxKeys) return;
+    for (const [key, entry] of this.attempts) if (now - entry.since >= this.windowMs) this.attempts.delete(key);
+    for (const key of this.attempts.keys()) {
+      if (this.attempts.size < this.maxKeys) break;
+      this.attempts.delete(key);
+    }
+  }
+}

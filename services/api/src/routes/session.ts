@@ -1,0 +1,64 @@
+// POST /auth/login and POST /auth/logout (CONTRACT §5).
+import express, { type Request, type Response } from "express";
+import Joi from "joi";
+import { emptyBadRequest, hashPassword, newSessionToken, sha256Hex, tooManyRequests, unauthorized, verifyPassword } from "@ttr/core";
+import { createSession, deleteSession, findUserByEmail } from "@ttr/db";
+import type { Deps } from "../deps.js";
+import { LoginLimiter, refuseCrossSite, requireSession, SESSION_COOKIE, SESSION_LIFETIMES, sessionToken } from "../auth/session.js";
+
+/** Unknown fields are ignored; lengths bound the scrypt work one request can ask for. */
+const LOGIN_BODY = Joi.object({
+  email: Joi.string().min(1).max(320).required(),
+  password: Joi.string().min(1).max(1024).required(),
+})
+  .unknown(true)
+  .required();
+
+function cookieOptions(req: Request) {
+  return { httpOnly: true, sameSite: "strict", path: "/", secure: req.secure } as const;
+}
+
+export function sessionRoutes(deps: Deps): express.Router {
+  const router = express.Router();
+  const limiter = new LoginLimiter();
+  // Verified against when the email is unknown, so a wrong email costs the
+  // same scrypt time as a wrong password and response times do not reveal
+  // which emails have accounts.
+  const decoy = hashPassword(newSessionToken());
+
+  router.post("/auth/login", express.json({ limit: "16kb" }), async (req: Request, res: Response) => {
+    const { error, value } = LOGIN_BODY.validate(req.body);
+    if (error) throw emptyBadRequest();
+    // No cookie is needed to sign in, but a cross-site form must not sign a
+    // browser into someone else's account either.
+    refuseCrossSite(req);
+    const email = (value.email as string).toLowerCase();
+
+    const limitKey = `${email}\n${req.ip}`;
+    const waitSeconds = limiter.attempt(limitKey);
+    if (waitSeconds > 0) {
+      res.set("Retry-After", String(waitSeconds));
+      throw tooManyRequests("Too many sign-in attempts, try again later");
+    }
+
+    const user = await findUserByEmail(deps.db, email);
+    const valid = await verifyPassword(value.password as string, user?.passwordHash ?? (await decoy));
+    if (!user || !valid) throw unauthorized("Invalid credentials");
+    limiter.succeeded(limitKey);
+
+    const token = newSessionToken();
+    await createSession(deps.db, user.id, sha256Hex(token), SESSION_LIFETIMES);
+    // The cookie outlives the browser session up to the absolute lifetime;
+    // the idle limit is enforced by the server.
+    res.cookie(SESSION_COOKIE, token, { ...cookieOptions(req), maxAge: SESSION_LIFETIMES.absoluteSeconds * 1000 });
+    res.status(200).json({ user: { id: user.id, email: user.email }, project: { id: user.projectId, name: user.projectName } });
+  });
+
+  router.post("/auth/logout", requireSession(deps), async (req: Request, res: Response) => {
+    await deleteSession(deps.db, sha256Hex(sessionToken(req)!));
+    res.clearCookie(SESSION_COOKIE, cookieOptions(req));
+    res.status(204).end();
+  });
+
+  return router;
+}

@@ -1,0 +1,256 @@
+// Dashboard sign-in, sessions and their protections (CONTRACT §5).
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "@ttr/api/app";
+import { createServer } from "@ttr/api/server";
+import { sha256Hex } from "@ttr/core";
+import { createUser } from "@ttr/db";
+import { createLogger, createRedis, createRegistry } from "@ttr/platform";
+import { LoginLimiter } from "../src/auth/session.js";
+import { startApi, type TestApi } from "../../../test/support/api.js";
+import { redisUrl } from "../../../test/support/db.js";
+import { request } from "../../../test/support/http.js";
+import { login, sessionCookieOf, signIn } from "../../../test/support/session.js";
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startApi();
+});
+afterAll(() => api.close());
+
+const UNAUTHORIZED = { _tag: "Unauthorized", message: "Unauthorized" };
+
+async function sessionRow(cookie: string) {
+  const token = cookie.slice("ttr_session=".length);
+  const rows = await api.db.$queryRawUnsafe<Array<{ id: string; createdAt: Date; lastSeenAt: Date; expiresAt: Date }>>(
+    `SELECT id::text, created_at AS "createdAt", last_seen_at AS "lastSeenAt", expires_at AS "expiresAt" FROM sessions WHERE token_hash = $1`,
+    sha256Hex(token),
+  );
+  return rows[0];
+}
+
+describe("POST /auth/login", () => {
+  it("200 with the user and project, and an HttpOnly SameSite=Strict cookie (not Secure over plain HTTP)", async () => {
+    const { userId } = await createUser(api.db, api.projectId, "Ada@Example.com", "s3cret-pass");
+    const res = await login(api, "ADA@example.COM", "s3cret-pass");
+    expect(res.status).toBe(200);
+    expect(res.json()).toEqual({ user: { id: userId, email: "ada@example.com" }, project: { id: api.projectId, name: "test" } });
+    const set = res.headers["set-cookie"]!.find((c) => c.startsWith("ttr_session="))!;
+    expect(set).toMatch(/^ttr_session=[A-Za-z0-9_-]{43};/);
+    expect(set).toMatch(/; HttpOnly/);
+    expect(set).toMatch(/; SameSite=Strict/);
+    expect(set).toMatch(/; Path=\//);
+    expect(set).toMatch(/; Max-Age=604800/);
+    expect(set).not.toMatch(/Secure/);
+  });
+
+  it("stores only a SHA-256 of the token, and the session expires 12 h after sign-in", async () => {
+    const s = await signIn(api);
+    const token = s.cookie.slice("ttr_session=".length);
+    const row = await sessionRow(s.cookie);
+    expect(row).toBeDefined();
+    const dump = await api.db.$queryRawUnsafe<Array<{ t: string }>>(`SELECT string_agg(s::text, ',') AS t FROM sessions s`);
+    expect(dump[0]!.t).not.toContain(token);
+    expect(row!.expiresAt.getTime() - row!.createdAt.getTime()).toBe(12 * 3600_000);
+  });
+
+  it("401 Invalid credentials for a wrong password or an unknown email, with no cookie", async () => {
+    await createUser(api.db, api.projectId, "bob@example.com", "right-password");
+    for (const [email, password] of [["bob@example.com", "wrong-password"], ["nobody@example.com", "right-password"]]) {
+      const res = await login(api, email!, password!);
+      expect(res.status).toBe(401);
+      expect(res.json()).toEqual({ _tag: "Unauthorized", message: "Invalid credentials" });
+      expect(res.headers["set-cookie"]).toBeUndefined();
+    }
+  });
+
+  it("400 with an empty body for a malformed body", async () => {
+    const bodies: Array<[Record<string, string>, string]> = [
+      [{ "Content-Type": "application/json" }, "{not json"],
+      [{ "Content-Type": "application/json" }, JSON.stringify({ email: "a@b.c" })],
+      [{ "Content-Type": "application/json" }, JSON.stringify({ email: 1, password: "x" })],
+      [{ "Content-Type": "application/json" }, JSON.stringify({ email: "", password: "x" })],
+      [{ "Content-Type": "application/json" }, "[]"],
+      [{ "Content-Type": "text/plain" }, JSON.stringify({ email: "a@b.c", password: "x" })],
+      [{}, ""],
+    ];
+    for (const [headers, body] of bodies) {
+      const res = await api.call("POST", "/auth/login", headers, body);
+      expect(res.status, body).toBe(400);
+      expect(res.body.length).toBe(0);
+    }
+  });
+
+  it("sets Secure when the request came over HTTPS", async () => {
+    // Behind a TLS-terminating proxy express reports req.secure from X-Forwarded-Proto once it trusts the proxy.
+    const redis = createRedis(redisUrl(), "ttr-test");
+    const app = createApp({ db: api.db, redis, log: createLogger("api", "error"), registry: createRegistry("api") });
+    app.set("trust proxy", "loopback");
+    const server = createServer(app);
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      await createUser(api.db, api.projectId, "tls@example.com", "pw-over-tls");
+      const body = JSON.stringify({ email: "tls@example.com", password: "pw-over-tls" });
+      const res = await request(base, "POST", "/auth/login", { "Content-Type": "application/json", "X-Forwarded-Proto": "https" }, body);
+      expect(res.status).toBe(200);
+      expect(sessionCookieOf(res)).toMatch(/^ttr_session=/);
+      expect(res.headers["set-cookie"]!.find((c) => c.startsWith("ttr_session="))).toMatch(/; Secure/);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      await redis.quit();
+    }
+  });
+});
+
+describe("sign-in rate limit", () => {
+  it("after 10 failed attempts for an email from one address, even the right password gets 429 until the window ends", async () => {
+    await createUser(api.db, api.projectId, "limited@example.com", "the-password");
+    for (let i = 0; i < 10; i++) expect((await login(api, "limited@example.com", `guess-${i}`)).status).toBe(401);
+    const res = await login(api, "Limited@example.com", "the-password");
+    expect(res.status).toBe(429);
+    expect(res.json()._tag).toBe("TooManyRequests");
+    expect(Number(res.headers["retry-after"])).toBeGreaterThan(800);
+    // Other emails are not affected.
+    expect((await signIn(api)).cookie).toMatch(/^ttr_session=/);
+  });
+
+  it("a success clears the count", async () => {
+    await createUser(api.db, api.projectId, "forgetful@example.com", "pw");
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 9; i++) expect((await login(api, "forgetful@example.com", "nope")).status).toBe(401);
+      expect((await login(api, "forgetful@example.com", "pw")).status).toBe(200);
+    }
+  });
+
+  it("LoginLimiter: the window reopens after 15 minutes, and memory stays bounded", () => {
+    let now = 0;
+    const limiter = new LoginLimiter(10, 15 * 60_000, () => now, 3);
+    for (let i = 0; i < 10; i++) expect(limiter.attempt("k")).toBe(0);
+    expect(limiter.attempt("k")).toBe(900);
+    now = 14 * 60_000;
+    expect(limiter.attempt("k")).toBe(60);
+    now = 15 * 60_000;
+    expect(limiter.attempt("k")).toBe(0);
+    for (const key of ["a", "b", "c", "d"]) limiter.attempt(key);
+    expect((limiter as unknown as { attempts: Map<string, unknown> }).attempts.size).toBeLessThanOrEqual(3);
+  });
+});
+
+describe("sessions", () => {
+  it("401 Unauthorized without a cookie, with a malformed or unknown token", async () => {
+    const unknown = `ttr_session=${"A".repeat(43)}`;
+    for (const headers of [{}, { Cookie: "ttr_session=short" }, { Cookie: unknown }, { Cookie: "other=1" }]) {
+      for (const [method, path] of [["GET", "/project"], ["GET", "/triggers"], ["POST", "/auth/logout"]]) {
+        const res = await api.call(method!, path!, headers);
+        expect(res.status, `${method} ${path}`).toBe(401);
+        expect(res.json()).toEqual(UNAUTHORIZED);
+      }
+    }
+  });
+
+  it("finds the cookie among others", async () => {
+    const s = await signIn(api);
+    const res = await api.call("GET", "/project", { Cookie: `a=1; ${s.cookie}; b=2` });
+    expect(res.status).toBe(200);
+  });
+
+  it("401 once the session has expired", async () => {
+    const s = await signIn(api);
+    expect((await s.call("GET", "/project")).status).toBe(200);
+    await api.db.$executeRawUnsafe(`UPDATE sessions SET expires_at = now() - interval '1 second' WHERE id = $1::uuid`, (await sessionRow(s.cookie))!.id);
+    const res = await s.call("GET", "/project");
+    expect(res.status).toBe(401);
+    expect(res.json()).toEqual(UNAUTHORIZED);
+  });
+
+  it("slides the idle expiry at most once a minute, never past 7 days after sign-in", async () => {
+    const s = await signIn(api);
+    const id = (await sessionRow(s.cookie))!.id;
+    const set = (sql: string) => api.db.$executeRawUnsafe(`UPDATE sessions SET ${sql} WHERE id = $1::uuid`, id);
+
+    // Seen 10 s ago: no write.
+    await set(`last_seen_at = now() - interval '10 seconds', expires_at = now() + interval '1 hour'`);
+    const before = (await sessionRow(s.cookie))!;
+    expect((await s.call("GET", "/project")).status).toBe(200);
+    expect(await sessionRow(s.cookie)).toEqual(before);
+
+    // Seen 2 min ago: the idle expiry moves to 12 h from now.
+    await set(`last_seen_at = now() - interval '2 minutes', expires_at = now() + interval '1 hour'`);
+    expect((await s.call("GET", "/project")).status).toBe(200);
+    const slid = (await sessionRow(s.cookie))!;
+    expect(Math.abs(slid.expiresAt.getTime() - (Date.now() + 12 * 3600_000))).toBeLessThan(5000);
+    expect(Math.abs(slid.lastSeenAt.getTime() - Date.now())).toBeLessThan(5000);
+
+    // Signed in 7 days minus 1 hour ago: capped at the absolute lifetime.
+    await set(`created_at = now() - interval '7 days' + interval '1 hour', last_seen_at = now() - interval '2 minutes'`);
+    expect((await s.call("GET", "/project")).status).toBe(200);
+    const capped = (await sessionRow(s.cookie))!;
+    expect(capped.expiresAt.getTime()).toBe(capped.createdAt.getTime() + 7 * 24 * 3600_000);
+  });
+
+  it("POST /auth/logout: 204, deletes the session and clears the cookie", async () => {
+    const s = await signIn(api);
+    const res = await s.call("POST", "/auth/logout");
+    expect(res.status).toBe(204);
+    expect(res.body.length).toBe(0);
+    const cleared = res.headers["set-cookie"]!.find((c) => c.startsWith("ttr_session="))!;
+    expect(cleared).toMatch(/^ttr_session=;/);
+    expect(cleared).toMatch(/Expires=Thu, 01 Jan 1970/);
+    expect(await sessionRow(s.cookie)).toBeUndefined();
+    const after = await s.call("GET", "/project");
+    expect(after.status).toBe(401);
+    expect(after.json()).toEqual(UNAUTHORIZED);
+  });
+
+  it("signing in again gives a new session; the old one stays valid until it ends", async () => {
+    const s = await signIn(api);
+    const again = sessionCookieOf(await login(api, s.email, s.password));
+    expect(again).not.toBe(s.cookie);
+    expect((await api.call("GET", "/project", { Cookie: again })).status).toBe(200);
+    expect((await s.call("GET", "/project")).status).toBe(200);
+  });
+});
+
+describe("cross-site requests", () => {
+  const FORBIDDEN = { _tag: "Forbidden", message: "Cross-site request refused" };
+
+  it("403 for a state-changing request with the cookie from another site, and the session stays", async () => {
+    const s = await signIn(api);
+    const refused: Array<Record<string, string>> = [
+      { "Sec-Fetch-Site": "cross-site" },
+      { "Sec-Fetch-Site": "same-site" },
+      { Origin: "http://evil.example" },
+      { Origin: "null" },
+      { Origin: `${api.base.replace("127.0.0.1", "localhost")}` },
+      { "Sec-Fetch-Site": "same-origin", Origin: "https://evil.example" },
+    ];
+    for (const headers of refused) {
+      for (const path of ["/auth/logout", "/triggers/00000000-0000-4000-8000-000000000000/replay"]) {
+        const res = await s.call("POST", path, headers);
+        expect(res.status, JSON.stringify(headers)).toBe(403);
+        expect(res.json()).toEqual(FORBIDDEN);
+      }
+    }
+    expect((await s.call("GET", "/project")).status).toBe(200);
+  });
+
+  it("same-origin, none and a matching Origin are accepted; reads are never refused", async () => {
+    const s = await signIn(api);
+    const id = "00000000-0000-4000-8000-000000000000";
+    for (const headers of [{}, { "Sec-Fetch-Site": "same-origin" }, { "Sec-Fetch-Site": "none" }, { Origin: api.base }]) {
+      expect((await s.call("POST", `/triggers/${id}/replay`, headers)).status).toBe(404);
+    }
+    expect((await s.call("GET", "/project", { "Sec-Fetch-Site": "cross-site", Origin: "http://evil.example" })).status).toBe(200);
+  });
+
+  it("sign-in from another site is refused too", async () => {
+    await createUser(api.db, api.projectId, "csrf@example.com", "pw");
+    const res = await login(api, "csrf@example.com", "pw", { Origin: "http://evil.example" });
+    expect(res.status).toBe(403);
+    expect(res.json()).toEqual(FORBIDDEN);
+    expect(res.headers["set-cookie"]).toBeUndefined();
+    expect((await login(api, "csrf@example.com", "pw", { "Sec-Fetch-Site": "same-origin", Origin: api.base })).status).toBe(200);
+  });
+});

@@ -1,0 +1,34 @@
+import Joi from "joi";
+import { commonEnv, readEnv } from "@ttr/platform";
+
+export interface ExecutorEnv {
+  DATABASE_URL: string;
+  REDIS_URL: string;
+  LOG_LEVEL: string;
+  TTR_REDIS_PREFIX: string;
+  TTR_DEFAULT_TIMEOUT_SECONDS: number;
+  TTR_REAP_GRACE_SECONDS: number;
+  TTR_BLOCK_PRIVATE_NETWORKS: boolean;
+  EXECUTOR_CONCURRENCY: number;
+  EXECUTOR_SHUTDOWN_GRACE_SECONDS: number;
+  METRICS_PORT: number;
+  DB_POOL_SIZE: number;
+}
+
+export function loadEnv(env: NodeJS.ProcessEnv = process.env): ExecutorEnv {
+  return readEnv<ExecutorEnv>(
+    Joi.object({
+      ...commonEnv,
+      /** refuse targets on loopback, private and link-local addresses (CONTRACT §8) */
+      TTR_BLOCK_PRIVATE_NETWORKS: Joi.boolean().truthy("1").falsy("0").default(false),
+      /** attempts in flight at once in this process */
+      EXECUTOR_CONCURRENCY: Joi.number().integer().min(1).max(2000).default(50),
+      /** on SIGTERM, how long in-flight attempts may take before the process exits anyway */
+      EXECUTOR_SHUTDOWN_GRACE_SECONDS: Joi.number().integer().min(0).max(7200).default(330),
+      /** port of /healthz, /readyz and /metrics */
+      METRICS_PORT: Joi.number().port().default(9465),
+      DB_POOL_SIZE: Joi.number().integer().min(2).max(200).default(10),
+    }),
+    env,
+  );
+}

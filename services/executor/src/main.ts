@@ -1,0 +1,50 @@
+// Starts an executor: a BullMQ worker sending attempts, plus health and
+// metrics. Scale by running more processes (CONTRACT §9).
+import { Worker } from "bullmq";
+import { ATTEMPT_QUEUE } from "@ttr/core";
+import { createDb, dbPing } from "@ttr/db";
+import { createLogger, createRedis, createRegistry, redisPing, startOpsServer } from "@ttr/platform";
+import { loadEnv } from "./env.js";
+import { createMetrics } from "./metrics.js";
+import { destroyAgents } from "./send.js";
+import { processAttempt } from "./worker.js";
+
+const env = loadEnv();
+const log = createLogger("executor", env.LOG_LEVEL);
+const db = createDb(env.DATABASE_URL, { max: env.DB_POOL_SIZE, applicationName: "ttr-executor" });
+const redis = createRedis(env.REDIS_URL, "ttr-executor");
+const registry = createRegistry("executor");
+const metrics = createMetrics(registry);
+const deps = { env, db, log, metrics };
+
+// maxStalledCount 0: a job whose worker died mid-attempt is failed, never run
+// again (SPEC §1 Lost attempts 1); the reaper closes its execution.
+const worker = new Worker(ATTEMPT_QUEUE, (job) => processAttempt(deps, job.data), {
+  connection: redis,
+  prefix: env.TTR_REDIS_PREFIX,
+  concurrency: env.EXECUTOR_CONCURRENCY,
+  maxStalledCount: 0,
+  skipVersionCheck: true,
+});
+worker.on("failed", (job, err) => log.error("attempt job failed", { executionId: job?.data?.executionId, error: err.message }));
+worker.on("error", (err) => log.error("worker error", { error: err.message }));
+
+const ops = await startOpsServer(env.METRICS_PORT, registry, async () => (await dbPing(db)) && (await redisPing(redis)));
+log.info("executor started", { metricsPort: env.METRICS_PORT, concurrency: env.EXECUTOR_CONCURRENCY });
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  log.info("shutting down: finishing attempts in flight", { signal });
+  const deadline = new Promise((r) => setTimeout(r, env.EXECUTOR_SHUTDOWN_GRACE_SECONDS * 1000).unref());
+  await Promise.race([worker.close(), deadline]);
+  ops.close();
+  destroyAgents();
+  await Promise.allSettled([db.$disconnect()]);
+  await redis.quit().catch(() => {});
+  log.info("executor stopped");
+  process.exit(0);
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));

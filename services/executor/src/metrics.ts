@@ -1,0 +1,21 @@
+import { prom } from "@ttr/platform";
+
+export function createMetrics(registry: prom.Registry) {
+  return {
+    attempts: new prom.Counter({
+      name: "ttr_attempts_total",
+      help: "Finished attempts by outcome (success, http_failure, network_failure, unrecordable)",
+      labelNames: ["outcome"] as const,
+      registers: [registry],
+    }),
+    lateness: new prom.Histogram({
+      name: "ttr_fire_lateness_seconds",
+      help: "Time from a trigger's scheduled second to its first attempt being sent",
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
+      registers: [registry],
+    }),
+    inFlight: new prom.Gauge({ name: "ttr_attempts_in_flight", help: "Attempts being sent by this process", registers: [registry] }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,0 +1,191 @@
+// Which addresses an attempt may connect to (CONTRACT §8,
+// TTR_BLOCK_PRIVATE_NETWORKS) and the process-wide keep-alive agents.
+//
+// The check is made on the address actually connected to, so DNS rebinding
+// cannot slip past it:
+//   - a hostname goes through `vettedLookup`, the only resolver the guarded
+//     agents use; addresses that fail the check are dropped before net.connect
+//     sees them;
+//   - an IP-literal host (net.connect skips lookup for those, and WHATWG URL
+//     has already turned `http://2130706433/` into 127.0.0.1) is refused
+//     before any socket exists;
+//   - the socket's remoteAddress is checked again on `connect`, ahead of
+//     every other listener, so not even a TLS ClientHello leaves if the two
+//     checks above were ever bypassed.
+// Pooled keep-alive sockets were vetted when they connected.
+import dns from "node:dns";
+import http from "node:http";
+import https from "node:https";
+import net from "node:net";
+import type { Duplex } from "node:stream";
+
+/**
+ * Not globally reachable: the IANA special-purpose registries' entries
+ * marked "Globally Reachable: False" (or deprecated), plus multicast.
+ * BlockList matches IPv4-mapped IPv6 (::ffff:a.b.c.d) against the IPv4 rules.
+ */
+const IPV4_BLOCKED: ReadonlyArray<readonly [string, number]> = [
+  ["0.0.0.0", 8], // "this network"
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10], // CGNAT shared space
+  ["127.0.0.0", 8],
+  ["169.254.0.0", 16], // link-local, cloud metadata
+  ["172.16.0.0", 12],
+  ["192.0.0.0", 24], // IETF protocol assignments
+  ["192.0.2.0", 24], // TEST-NET-1
+  ["192.88.99.0", 24], // 6to4 relay anycast (deprecated)
+  ["192.168.0.0", 16],
+  ["198.18.0.0", 15], // benchmarking
+  ["198.51.100.0", 24], // TEST-NET-2
+  ["203.0.113.0", 24], // TEST-NET-3
+  ["224.0.0.0", 4], // multicast
+  ["240.0.0.0", 4], // reserved, includes 255.255.255.255
+];
+
+const IPV6_BLOCKED: ReadonlyArray<readonly [string, number]> = [
+  ["::", 96], // unspecified, loopback, deprecated IPv4-compatible
+  ["::ffff:0:0:0", 96], // IPv4-translated (RFC 2765)
+  ["64:ff9b:1::", 48], // local-use NAT64 (64:ff9b::/96 is decoded instead)
+  ["100::", 64], // discard-only
+  ["100:0:0:1::", 64], // dummy prefix
+  ["2001::", 23], // IETF protocol assignments, includes Teredo
+  ["2001:db8::", 32], // documentation
+  ["2002::", 16], // 6to4 (deprecated; embeds any IPv4 address)
+  ["3fff::", 20], // documentation
+  ["5f00::", 16], // SRv6 SIDs
+  ["fc00::", 7], // unique local
+  ["fe80::", 10], // link-local
+  ["fec0::", 10], // site-local (deprecated)
+  ["ff00::", 8], // multicast
+];
+
+const blockList = new net.BlockList();
+for (const [prefix, bits] of IPV4_BLOCKED) blockList.addSubnet(prefix, bits, "ipv4");
+for (const [prefix, bits] of IPV6_BLOCKED) blockList.addSubnet(prefix, bits, "ipv6");
+
+/** True when an attempt must not connect to `address`. Anything that is not an IP address is refused. */
+export function isBlockedAddress(address: string): boolean {
+  const zone = address.indexOf("%");
+  const ip = zone === -1 ? address : address.slice(0, zone);
+  const family = net.isIP(ip);
+  if (family === 4) return blockList.check(ip, "ipv4");
+  if (family !== 6) return true;
+  // The well-known NAT64 prefix reaches whatever IPv4 address it embeds
+  // (IPv6-only clusters with DNS64 see every IPv4 target this way).
+  const embedded = nat64Embedded(ip);
+  return embedded === null ? blockList.check(ip, "ipv6") : blockList.check(embedded, "ipv4");
+}
+
+/** The IPv4 address inside 64:ff9b::/96, or null for any other IPv6 address. */
+function nat64Embedded(ip: string): string | null {
+  const lower = ip.toLowerCase();
+  if (!lower.startsWith("64:ff9b:")) return null;
+  const groups = expandIPv6(lower);
+  if (groups === null || groups[0] !== 0x64 || groups[1] !== 0xff9b) return null;
+  for (let i = 2; i < 6; i++) if (groups[i] !== 0) return null;
+  const hi = groups[6]!;
+  const lo = groups[7]!;
+  return `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
+}
+
+/** Eight 16-bit groups of a valid IPv6 address (net.isIP already said it is one). */
+function expandIPv6(ip: string): number[] | null {
+  let text = ip;
+  const tail: number[] = [];
+  const lastColon = text.lastIndexOf(":");
+  if (text.includes(".", lastColon)) {
+    const octets = text.slice(lastColon + 1).split(".").map(Number);
+    tail.push((octets[0]! << 8) | octets[1]!, (octets[2]! << 8) | octets[3]!);
+    text = `${text.slice(0, lastColon + 1)}0`; // placeholder group, dropped below
+  }
+  const [left = "", right] = text.split("::");
+  const parse = (part: string) => (part === "" ? [] : part.split(":").map((g) => Number.parseInt(g, 16)));
+  const head = parse(left);
+  const rest = right === undefined ? [] : parse(right);
+  if (tail.length > 0) (rest.length > 0 ? rest : head).pop();
+  const missing = 8 - head.length - rest.length - tail.length;
+  if (missing < 0 || (right === undefined && missing !== 0)) return null;
+  return [...head, ...new Array<number>(missing).fill(0), ...rest, ...tail];
+}
+
+function blockedError(target: string): NodeJS.ErrnoException {
+  const error: NodeJS.ErrnoException = new Error(`${target} is not a public address`);
+  error.code = "EBLOCKED";
+  return error;
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
+
+/** dns.lookup that only ever yields public addresses (mixed answers keep their public part). */
+export function vettedLookup(hostname: string, options: dns.LookupOptions, callback: LookupCallback): void {
+  dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
+    if (err) return callback(err, "");
+    const allowed = addresses.filter((a) => !isBlockedAddress(a.address));
+    const first = allowed[0];
+    if (first === undefined) return callback(blockedError(hostname), "");
+    if (options.all) return callback(null, allowed);
+    callback(null, first.address, first.family);
+  });
+}
+
+type ConnectionCallback = (err: Error | null, stream: Duplex) => void;
+
+/** Refuses IP literals up front and re-checks the peer on connect; see the file header. */
+function guarded(
+  host: string | null | undefined,
+  callback: ConnectionCallback | undefined,
+  connect: () => Duplex | null | undefined,
+): Duplex | null | undefined {
+  if (host && net.isIP(host) !== 0 && isBlockedAddress(host)) {
+    // Agent.createSocket accepts a socket or an error through the callback.
+    callback?.(blockedError(host), undefined as unknown as Duplex);
+    return undefined;
+  }
+  const socket = connect();
+  if (socket instanceof net.Socket) {
+    socket.prependOnceListener("connect", () => {
+      const peer = socket.remoteAddress;
+      if (peer === undefined || isBlockedAddress(peer)) socket.destroy(blockedError(peer ?? "unknown peer"));
+    });
+  }
+  return socket;
+}
+
+class GuardedHttpAgent extends http.Agent {
+  override createConnection(options: http.ClientRequestArgs, callback?: ConnectionCallback) {
+    return guarded(options.host, callback, () => super.createConnection(options, callback));
+  }
+}
+
+class GuardedHttpsAgent extends https.Agent {
+  override createConnection(options: https.RequestOptions, callback?: ConnectionCallback) {
+    return guarded(options.host, callback, () => super.createConnection(options, callback));
+  }
+}
+
+/**
+ * Idle pooled sockets are closed after 4 s, under the 5 s keep-alive of
+ * common servers (Node's included), so a reused socket is rarely one the
+ * target is closing at that moment (which would surface as a Transport error).
+ */
+const AGENT_OPTIONS: http.AgentOptions = { keepAlive: true, timeout: 4_000, scheduling: "lifo" };
+const GUARDED_OPTIONS: http.AgentOptions = { ...AGENT_OPTIONS, lookup: vettedLookup };
+
+export interface AgentPair {
+  http: http.Agent;
+  https: https.Agent;
+}
+
+export const openAgents: AgentPair = { http: new http.Agent(AGENT_OPTIONS), https: new https.Agent(AGENT_OPTIONS) };
+export const guardedAgents: AgentPair = {
+  http: new GuardedHttpAgent(GUARDED_OPTIONS),
+  https: new GuardedHttpsAgent(GUARDED_OPTIONS),
+};
+
+/** Closes every pooled socket (process shutdown, end of a test file). */
+export function destroyAgents(): void {
+  for (const pair of [openAgents, guardedAgents]) {
+    pair.http.destroy();
+    pair.https.destroy();
+  }
+}

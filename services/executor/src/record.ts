@@ -1,0 +1,39 @@
+// What an attempt's result becomes in its execution row, and whether it is
+// retried (SPEC §2 Execution, SPEC §1 Dead letters, SPEC §4 Retries). The
+// retry settings are the ones read when the attempt started.
+import { failureKind, mergeRetry, nextRetryDelay } from "@ttr/core";
+import type { AttemptRecord, StartedAttempt } from "@ttr/db";
+import { type AttemptResult, classify } from "./send.js";
+
+/** null: the response cannot be recorded and the attempt stays open for the reaper (SPEC §1 Response recording 3). */
+export function recordOf(started: StartedAttempt, result: AttemptResult, completedAt: Date, random: () => number = Math.random): AttemptRecord | null {
+  const outcome = classify(result);
+  switch (outcome) {
+    case "unrecordable":
+      return null;
+    case "success":
+    case "http_failure":
+    case "network_failure": {
+      const response = result.kind === "response" ? result : null;
+      let retryAt: Date | null = null;
+      if (outcome !== "success") {
+        const delay = nextRetryDelay(mergeRetry(started.policies), failureKind(response?.status ?? null), started.attemptNumber, random);
+        if (delay !== null) retryAt = new Date(completedAt.getTime() + delay * 1000);
+      }
+      return {
+        completedAt,
+        responseStatus: response?.status ?? null,
+        responseHeaders: response?.headers ?? null,
+        responseBody: response?.body ?? null,
+        responseSize: response?.size ?? null,
+        errorMessage: result.kind === "network" ? result.errorMessage : null,
+        isDeadLetter: outcome !== "success" && retryAt === null,
+        retryAt,
+      };
+    }
+    default: {
+      const never: never = outcome;
+      return never;
+    }
+  }
+}

@@ -1,0 +1,294 @@
+// One HTTP attempt of a stored request: what goes on the wire (SPEC §1 "What
+// is sent"), the timeout (SPEC §1 Timeouts), what is kept of the response
+// (SPEC §1 Response recording, SPEC §2 Execution fields) and the errorMessage
+// of each failure (SPEC §2 errorMessage values). Classification is in
+// outcome.ts, address vetting and the agents in net-guard.ts.
+//
+// The request is written by our own `request` function with a raw header
+// array: got's header object (which lowercases names and adds user-agent and
+// accept-encoding) never reaches the wire, and Node adds nothing but a
+// `Connection` header of its own (keep-alive, or close when one is stored).
+// With a raw array Node adds no Host and computes no Content-Length, so both
+// are written here.
+import { randomFillSync } from "node:crypto";
+import http, { type IncomingMessage } from "node:http";
+import https from "node:https";
+import got, { type Got, type Method, type RequestFunction } from "got";
+import { type AgentPair, guardedAgents, openAgents } from "./net-guard.js";
+import { type AttemptResult, errorMessages } from "./outcome.js";
+
+export { destroyAgents, isBlockedAddress } from "./net-guard.js";
+export { type AttemptResult, classify, type Outcome } from "./outcome.js";
+
+export type HeaderPairs = Array<[string, string]>;
+
+export interface OutgoingRequest {
+  method: string;
+  /** As stored; error messages quote it unchanged. */
+  url: string;
+  headers: HeaderPairs;
+  body: Uint8Array | null;
+  /** `schedule`: a /schedule trigger; `item`: a /declare or /bulk item (different header rules). */
+  source: "schedule" | "item";
+}
+
+export interface SendOptions {
+  timeoutSeconds: number;
+  /** CONTRACT §8 TTR_BLOCK_PRIVATE_NETWORKS. */
+  blockPrivateNetworks: boolean;
+  /**
+   * How long past the timeout the body may keep arriving before the attempt
+   * is given up as unrecordable, matching the reaper's grace (SPEC §1
+   * Timeouts 4). Default 30.
+   */
+  reapGraceSeconds?: number;
+  /** Abandons the attempt (process shutdown): the promise rejects with the signal's reason and nothing is to be recorded. */
+  signal?: AbortSignal;
+}
+
+/** Bytes of the body that are kept and decoded (SPEC §1 Response recording 1). */
+const KEPT_BYTES = 10_240;
+/** Body reading stops here, and responseSize says "10 MB or more" (SPEC §1 Timeouts 3, §2 responseSize). */
+const MAX_BODY_BYTES = 10_485_760;
+/** After the timeout the body may keep arriving this long before the reaper may close the attempt (SPEC §1 Timeouts 4). */
+const DEFAULT_REAP_GRACE_SECONDS = 30;
+/** Methods that get no `Content-Length: 0` when the trigger has no body. */
+const BODYLESS_METHODS = new Set(["GET", "HEAD", "OPTIONS", "DELETE", "TRACE"]);
+
+/** Non-fatal and keeping a leading BOM: invalid bytes and a character cut at 10,240 become U+FFFD. */
+const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
+
+// The agent is picked by rawRequest, below.
+const client: Got = got.extend({
+  http2: false,
+  decompress: false, // bodies are recorded as received (SPEC §1 Response recording 1, 4)
+  followRedirect: false, // a 3xx is an HTTP failure; its Location is never requested
+  throwHttpErrors: false,
+  retry: { limit: 0 }, // retries are the scheduler's, per tag policy
+});
+
+// Tracing headers are new on every attempt (SPEC §1 rule 6). Random bytes are
+// drawn in blocks: one randomFillSync per 256 attempts instead of one each.
+const TRACE_BYTES = 24;
+const randomPool = Buffer.allocUnsafe(TRACE_BYTES * 256);
+let randomOffset = randomPool.length;
+const ZERO_TRACE_ID = "0".repeat(32);
+const ZERO_SPAN_ID = "0".repeat(16);
+
+function newTraceIds(): { traceId: string; spanId: string } {
+  for (;;) {
+    if (randomOffset + TRACE_BYTES > randomPool.length) {
+      randomFillSync(randomPool);
+      randomOffset = 0;
+    }
+    const at = randomOffset;
+    randomOffset += TRACE_BYTES;
+    const traceId = randomPool.toString("hex", at, at + 16);
+    const spanId = randomPool.toString("hex", at + 16, at + TRACE_BYTES);
+    // W3C Trace Context forbids all-zero ids.
+    if (traceId !== ZERO_TRACE_ID && spanId !== ZERO_SPAN_ID) return { traceId, spanId };
+  }
+}
+
+/**
+ * The header lines of one attempt, flat (name, value, name, value…) in wire
+ * order: Host first, then the stored headers, then traceparent and b3 (any
+ * stored ones are replaced), then Content-Length. Null when an item's
+ * headers make the attempt a Transport error (SPEC §1 "What is sent").
+ */
+function wireHeaders(req: OutgoingRequest, url: URL): string[] | null {
+  const item = req.source === "item";
+  // Items: names in lowercase, and a `host` header replaces the URL's host.
+  // /schedule triggers: names keep their case, order and repeats.
+  const lines: string[] = [item ? "host" : "Host", url.host];
+  for (const [name, value] of req.headers) {
+    const lower = name.toLowerCase();
+    switch (lower) {
+      case "host":
+        if (item) lines[1] = value;
+        continue;
+      case "content-length": // computed from the body below
+      case "traceparent":
+      case "b3":
+        continue;
+      case "transfer-encoding":
+        if (item) return null;
+        continue; // framing is ours (never stored for /schedule triggers anyway)
+      case "keep-alive":
+      case "upgrade":
+        if (item) return null;
+        break;
+      case "connection":
+        if (item && !isPlainConnectionValue(value)) return null;
+        break;
+    }
+    lines.push(item ? lower : name, value);
+  }
+  const { traceId, spanId } = newTraceIds();
+  lines.push("traceparent", `00-${traceId}-${spanId}-01`, "b3", `${traceId}-${spanId}-1`);
+  // An empty body counts as none: GET and friends then get no Content-Length.
+  const length = req.body?.byteLength ?? 0;
+  if (length > 0 || !BODYLESS_METHODS.has(req.method.toUpperCase())) {
+    lines.push(item ? "content-length" : "Content-Length", String(length));
+  }
+  return lines;
+}
+
+function isPlainConnectionValue(value: string): boolean {
+  const v = value.trim().toLowerCase();
+  return v === "close" || v === "keep-alive";
+}
+
+/**
+ * Sends exactly the given method and header lines. got's native options are
+ * not passed on: they carry its headers, and every other field is a default
+ * (copying the ~40 of them cost more CPU than the rest of the attempt).
+ */
+function rawRequest(method: string, headers: string[], agents: AgentPair): RequestFunction {
+  return (url, _gotOptions, callback) =>
+    url.protocol === "https:"
+      ? https.request(url, { agent: agents.https, method, headers }, callback)
+      : http.request(url, { agent: agents.http, method, headers }, callback);
+}
+
+/** Lowercase names, repeated headers joined with `, ` (SPEC §2 responseHeaders), from the raw lines. */
+function responseHeaders(raw: string[]): Record<string, string> {
+  const joined = new Map<string, string>();
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    const previous = joined.get(name);
+    joined.set(name, previous === undefined ? raw[i + 1]! : `${previous}, ${raw[i + 1]}`);
+  }
+  // fromEntries defines own properties, so even a `__proto__` header is kept.
+  return Object.fromEntries(joined);
+}
+
+function networkFailure(errorMessage: string, timedOut = false): AttemptResult {
+  return { kind: "network", errorMessage, timedOut };
+}
+
+const UNRECORDABLE: AttemptResult = { kind: "unrecordable" };
+
+/**
+ * Sends one attempt and reads its response. Resolves with every outcome,
+ * failures included; rejects only when `opts.signal` aborts.
+ */
+export function sendAttempt(req: OutgoingRequest, opts: SendOptions): Promise<AttemptResult> {
+  if (opts.signal?.aborted) return Promise.reject(opts.signal.reason);
+  let url: URL;
+  try {
+    url = new URL(req.url);
+  } catch {
+    // Only items can hold a URL that does not parse (SPEC §2 errorMessage values).
+    const message = req.source === "item" ? errorMessages.invalidUrl : errorMessages.transport;
+    return Promise.resolve(networkFailure(message(req.method, req.url)));
+  }
+  const headers = url.protocol === "http:" || url.protocol === "https:" ? wireHeaders(req, url) : null;
+  if (headers === null) return Promise.resolve(networkFailure(errorMessages.transport(req.method, req.url)));
+  return new Promise((resolve, reject) => attempt(req, url, headers, opts, resolve, reject));
+}
+
+function attempt(
+  req: OutgoingRequest,
+  url: URL,
+  headers: string[],
+  opts: SendOptions,
+  resolve: (result: AttemptResult) => void,
+  reject: (reason: unknown) => void,
+): void {
+  const method = req.method;
+  const { timeoutSeconds, signal } = opts;
+  const startedAt = Date.now();
+  let settled = false;
+  let status = 0; // 0 until the status line and headers arrived
+  let headersSeen: Record<string, string> = {};
+  let size = 0;
+  let kept = 0;
+  const keptChunks: Buffer[] = [];
+
+  const agents = opts.blockPrivateNetworks ? guardedAgents : openAgents;
+  // got only uses the method for its own bookkeeping; rawRequest sends it verbatim.
+  const stream = client.stream(url, { method: method as Method, request: rawRequest(method, headers, agents) });
+
+  // One deadline covers connecting, sending and waiting for status and
+  // headers, not the body (SPEC §1 Timeouts 2). A timer that destroys the
+  // stream does what an AbortController would, with nothing to allocate.
+  let timer = setTimeout(() => {
+    settle(networkFailure(errorMessages.timeout(timeoutSeconds), true));
+    stream.destroy();
+  }, timeoutSeconds * 1000);
+
+  const onAbort = () => {
+    settle(signal?.reason ?? new Error("attempt aborted"), true);
+    stream.destroy();
+  };
+  signal?.addEventListener("abort", onAbort, { once: true });
+
+  function settle(result: unknown, rejected = false): void {
+    if (settled) return;
+    settled = true;
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
+    if (rejected) reject(result);
+    else resolve(result as AttemptResult);
+  }
+
+  function failure(): AttemptResult {
+    // Before status and headers: no response at all. After: the body broke,
+    // even under a 2xx status (SPEC §1 outcomes table, Network failure row).
+    return networkFailure(
+      status === 0 ? errorMessages.transport(method, req.url) : errorMessages.decode(status, method, req.url),
+    );
+  }
+
+  function recorded(): AttemptResult {
+    const first = keptChunks.length === 1 ? keptChunks[0]! : Buffer.concat(keptChunks, kept);
+    return { kind: "response", status, headers: headersSeen, body: utf8.decode(first), size };
+  }
+
+  stream.on("response", (response: IncomingMessage) => {
+    clearTimeout(timer);
+    status = response.statusCode ?? 0;
+    headersSeen = responseHeaders(response.rawHeaders);
+    // A body still arriving when the reaper may close the attempt is dropped:
+    // the attempt is then left to the reaper like any unrecordable response.
+    const reapAt = startedAt + (timeoutSeconds + (opts.reapGraceSeconds ?? DEFAULT_REAP_GRACE_SECONDS)) * 1000;
+    timer = setTimeout(() => {
+      settle(UNRECORDABLE);
+      stream.destroy();
+    }, reapAt - Date.now());
+  });
+
+  stream.on("data", (chunk: Buffer) => {
+    if (settled) return;
+    size += chunk.length;
+    if (kept < KEPT_BYTES) {
+      const part = chunk.length <= KEPT_BYTES - kept ? chunk : chunk.subarray(0, KEPT_BYTES - kept);
+      // A zero byte means the response cannot be recorded (SPEC §1 Response
+      // recording 2). Nothing more of it is needed, so the connection is
+      // dropped rather than drained.
+      if (part.indexOf(0) !== -1) {
+        settle(UNRECORDABLE);
+        stream.destroy();
+        return;
+      }
+      keptChunks.push(part);
+      kept += part.length;
+    }
+    if (size >= MAX_BODY_BYTES) {
+      // The last chunk may overshoot the cap; responseSize never does.
+      size = MAX_BODY_BYTES;
+      settle(recorded());
+      stream.destroy();
+    }
+  });
+
+  stream.on("end", () => settle(recorded()));
+  stream.on("error", () => settle(failure()));
+  // Destroyed without an error and without reaching the end: same as an error.
+  stream.on("close", () => settle(failure()));
+
+  // got writes the body into the request and ends it; Content-Length is
+  // already in the header lines, so it goes out as-is, for GET too.
+  stream.end(req.body && req.body.byteLength > 0 ? req.body : undefined);
+}

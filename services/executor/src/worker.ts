@@ -1,0 +1,47 @@
+// One attempt, from queue job to execution row: start it (only from
+// `planned`, so a job is never sent twice), send it, record the outcome.
+import { checkAttemptJob } from "@ttr/core";
+import { finishAttempt, startAttempt, type Db } from "@ttr/db";
+import type { Logger } from "@ttr/platform";
+import type { ExecutorEnv } from "./env.js";
+import type { Metrics } from "./metrics.js";
+import { recordOf } from "./record.js";
+import { type AttemptResult, classify, sendAttempt } from "./send.js";
+
+export interface WorkerDeps {
+  env: ExecutorEnv;
+  db: Db;
+  log: Logger;
+  metrics: Metrics;
+}
+
+export async function processAttempt(deps: WorkerDeps, data: unknown): Promise<void> {
+  const { executionId } = checkAttemptJob(data);
+  const started = await startAttempt(deps.db, executionId, deps.env.TTR_DEFAULT_TIMEOUT_SECONDS, deps.env.TTR_REAP_GRACE_SECONDS);
+  if (!started) {
+    deps.log.debug("attempt no longer startable", { executionId });
+    return;
+  }
+  const sentAt = Date.now();
+  if (started.triggeredBy === "scheduler") deps.metrics.lateness.observe((sentAt - started.scheduledAt.getTime()) / 1000);
+  deps.metrics.inFlight.inc();
+  let result: AttemptResult;
+  try {
+    result = await sendAttempt(
+      { method: started.method, url: started.url, headers: started.headers, body: started.body, source: started.source },
+      { timeoutSeconds: started.timeoutSeconds, blockPrivateNetworks: deps.env.TTR_BLOCK_PRIVATE_NETWORKS, reapGraceSeconds: deps.env.TTR_REAP_GRACE_SECONDS },
+    );
+  } finally {
+    deps.metrics.inFlight.dec();
+  }
+  const outcome = classify(result);
+  deps.metrics.attempts.inc({ outcome });
+  const record = recordOf(started, result, new Date());
+  const log = { triggerId: started.triggerId, executionId, attempt: started.attemptNumber, outcome, ms: Date.now() - sentAt };
+  if (!record) {
+    deps.log.warn("attempt not recordable; left for the reaper", log);
+    return;
+  }
+  const { recorded, retryExecutionId } = await finishAttempt(deps.db, executionId, record);
+  deps.log.info("attempt", { ...log, status: record.responseStatus, recorded, retry: retryExecutionId !== null, deadLetter: record.isDeadLetter });
+}

@@ -1,0 +1,31 @@
+import Joi from "joi";
+import { commonEnv, readEnv } from "@ttr/platform";
+
+export interface SchedulerEnv {
+  DATABASE_URL: string;
+  REDIS_URL: string;
+  LOG_LEVEL: string;
+  TTR_REDIS_PREFIX: string;
+  TTR_DEFAULT_TIMEOUT_SECONDS: number;
+  TTR_REAP_GRACE_SECONDS: number;
+  SCHEDULER_TICK_MS: number;
+  SCHEDULER_BATCH_SIZE: number;
+  METRICS_PORT: number;
+  DB_POOL_SIZE: number;
+}
+
+export function loadEnv(env: NodeJS.ProcessEnv = process.env): SchedulerEnv {
+  return readEnv<SchedulerEnv>(
+    Joi.object({
+      ...commonEnv,
+      /** how often due triggers are checked (SPEC §1 firing precision 2) */
+      SCHEDULER_TICK_MS: Joi.number().integer().min(50).max(60_000).default(1000),
+      /** due triggers claimed per statement (SPEC §1 firing precision 3) */
+      SCHEDULER_BATCH_SIZE: Joi.number().integer().min(1).max(10_000).default(100),
+      /** port of /healthz, /readyz and /metrics */
+      METRICS_PORT: Joi.number().port().default(9464),
+      DB_POOL_SIZE: Joi.number().integer().min(2).max(100).default(5),
+    }),
+    env,
+  );
+}

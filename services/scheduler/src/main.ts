@@ -1,0 +1,45 @@
+// Starts a scheduler replica: it serves health and metrics at once, and runs
+// the loop only while it holds the leadership lock.
+import { Queue } from "bullmq";
+import { ATTEMPT_QUEUE } from "@ttr/core";
+import { createDb, dbPing } from "@ttr/db";
+import { createLogger, createRedis, createRegistry, redisPing, startOpsServer } from "@ttr/platform";
+import { admitAll } from "./dispatch.js";
+import { loadEnv } from "./env.js";
+import { Leadership } from "./leader.js";
+import { SchedulerLoop } from "./loop.js";
+import { createMetrics } from "./metrics.js";
+
+const env = loadEnv();
+const log = createLogger("scheduler", env.LOG_LEVEL);
+const db = createDb(env.DATABASE_URL, { max: env.DB_POOL_SIZE, applicationName: "ttr-scheduler" });
+const redis = createRedis(env.REDIS_URL, "ttr-scheduler");
+const queue = new Queue(ATTEMPT_QUEUE, { connection: redis, prefix: env.TTR_REDIS_PREFIX, streams: { events: { maxLen: 1000 } } });
+const registry = createRegistry("scheduler");
+const metrics = createMetrics(registry, queue);
+const loop = new SchedulerLoop({ env, db, queue, log, registry, metrics, admission: admitAll });
+
+const leadership = new Leadership(env.DATABASE_URL, log, (leading) => {
+  metrics.leader.set(leading ? 1 : 0);
+  if (leading) loop.start();
+  else void loop.stop();
+});
+
+const ops = await startOpsServer(env.METRICS_PORT, registry, async () => (await dbPing(db)) && (await redisPing(redis)));
+log.info("scheduler started", { metricsPort: env.METRICS_PORT, tickMs: env.SCHEDULER_TICK_MS, batchSize: env.SCHEDULER_BATCH_SIZE });
+leadership.start();
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  log.info("shutting down", { signal });
+  await loop.stop();
+  await leadership.stop();
+  ops.close();
+  await Promise.allSettled([queue.close(), db.$disconnect()]);
+  await redis.quit().catch(() => {});
+  process.exit(0);
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -1,0 +1,31 @@
+import type { Queue } from "bullmq";
+import { prom } from "@ttr/platform";
+
+export function createMetrics(registry: prom.Registry, queue: Queue) {
+  return {
+    promoted: new prom.Counter({ name: "ttr_triggers_promoted_total", help: "Due triggers moved to queued", registers: [registry] }),
+    instances: new prom.Counter({ name: "ttr_instances_created_total", help: "Pending instances created for recurring triggers", registers: [registry] }),
+    dispatched: new prom.Counter({ name: "ttr_attempts_dispatched_total", help: "Attempts handed to the executor queue", registers: [registry] }),
+    reaped: new prom.Counter({ name: "ttr_attempts_reaped_total", help: "Lost attempts closed as Executor died", registers: [registry] }),
+    requeued: new prom.Counter({ name: "ttr_attempts_requeued_total", help: "Dispatched attempts whose queue job was lost and re-enqueued", registers: [registry] }),
+    leader: new prom.Gauge({ name: "ttr_scheduler_leader", help: "1 while this replica is the active scheduler", registers: [registry] }),
+    tickSeconds: new prom.Histogram({
+      name: "ttr_scheduler_tick_duration_seconds",
+      help: "Time one scheduler tick takes",
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+    held: new prom.Gauge({ name: "ttr_attempts_held", help: "Due attempts waiting for room under a tag policy", registers: [registry] }),
+    queueDepth: new prom.Gauge({
+      name: "ttr_queue_depth",
+      help: "Attempts waiting in the executor queue (waiting + delayed + prioritized); the executors' scaling signal",
+      registers: [registry],
+      async collect() {
+        const counts = await queue.getJobCounts("waiting", "delayed", "prioritized").catch(() => null);
+        if (counts) this.set((counts.waiting ?? 0) + (counts.delayed ?? 0) + (counts.prioritized ?? 0));
+      },
+    }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,0 +1,36 @@
+// Exactly one pending instance ahead of every active recurring trigger
+// (SPEC §2 Recurring trigger, SPEC §3 Generator status).
+import { nextCronTime } from "@ttr/core";
+import { createNextInstances, generatorsWithoutPending, lockActiveGenerators, type Db, type GeneratorSchedule, type SqlRunner } from "@ttr/db";
+import type { Logger } from "@ttr/platform";
+
+/**
+ * The next run strictly after `now`: after an interruption only the pending
+ * instance fires late and the missed runs are skipped (SPEC §1 firing
+ * precision 5).
+ */
+function nextRuns(generators: GeneratorSchedule[], now: Date, log: Logger) {
+  const next: Array<{ generatorId: string; at: Date }> = [];
+  for (const g of generators) {
+    try {
+      next.push({ generatorId: g.id, at: nextCronTime(g.cronExpr, g.tz, now) });
+    } catch (err) {
+      log.error("cannot compute the next run", { generatorId: g.id, error: (err as Error).message });
+    }
+  }
+  return next;
+}
+
+/** After instances were claimed: create each generator's next one, in the claim's transaction. */
+export async function planNextInstances(tx: SqlRunner, generatorIds: string[], now: Date, log: Logger): Promise<number> {
+  if (generatorIds.length === 0) return 0;
+  const generators = await lockActiveGenerators(tx, [...new Set(generatorIds)]);
+  return createNextInstances(tx, nextRuns(generators, now, log));
+}
+
+/** Sweep: active recurring triggers with no pending instance get one (new /declare items, interruptions). */
+export async function ensurePendingInstances(db: Db, now: Date, log: Logger): Promise<number> {
+  const missing = await generatorsWithoutPending(db, 1000);
+  if (missing.length === 0) return 0;
+  return db.$transaction((tx) => planNextInstances(tx, missing.map((g) => g.id), now, log));
+}

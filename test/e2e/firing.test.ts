@@ -1,0 +1,188 @@
+// The firing pipeline end to end (SPEC §1): api, scheduler and executor as
+// processes, sending to a real target on 127.0.0.1.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { executionsOf, insertPolicy, instancesOf, settled, triggerById, eventually } from "../support/rows.js";
+import { startSystem, type System } from "../support/system.js";
+import { startTarget, type Target } from "../support/target.js";
+
+let sys: System;
+let target: Target;
+
+beforeAll(async () => {
+  target = await startTarget();
+  sys = await startSystem();
+  await insertPolicy(sys.db, sys.projectId, "short", { request_timeout_seconds: 1 });
+});
+afterAll(async () => {
+  await sys?.stop();
+  await target?.close();
+});
+
+async function schedule(path: string, extra: Record<string, string | string[]> = {}, method = "POST", body?: string | Buffer) {
+  const res = await sys.call(method, "/schedule", { "ttr-api-key": sys.apiKey, "ttr-url": `${target.base}${path}`, "ttr-scheduled-at": "now", ...extra }, body);
+  expect(res.status, res.text).toBe(200);
+  return res.json() as { triggerId: string; scheduledAt: string };
+}
+
+describe("firing precision (SPEC §1)", () => {
+  it("sends each trigger 0–2 s after its scheduled second, never before", async () => {
+    const base = Math.floor(Date.now() / 1000) * 1000 + 2000;
+    const planned = await Promise.all(
+      [0, 1000, 1000, 2000, 3000].map((offset, i) =>
+        schedule(`/on-time/${i}`, { "ttr-scheduled-at": new Date(base + offset + 250 * i).toISOString() }).then((r) => ({ ...r, i })),
+      ),
+    );
+    for (const p of planned) {
+      const [hit] = await target.waitFor(`/on-time/${p.i}`, 1, 10_000);
+      const due = new Date(p.scheduledAt).getTime();
+      expect(due % 1000).toBe(0);
+      expect(hit!.at).toBeGreaterThanOrEqual(due);
+      expect(hit!.at - due).toBeLessThan(2000);
+    }
+  });
+});
+
+describe("what is sent (SPEC §1)", () => {
+  it("sends exactly the stored method, path, query, headers and body bytes, with new tracing headers", async () => {
+    const body = Buffer.from([0x00, 0x01, 0xfe, 0xff, 0x41]);
+    const t = await schedule("/exact?x=1&y=a%20b", {
+      "X-Custom": "One",
+      "x-repeat": ["1", "2"],
+      "Accept-Encoding": "gzip",
+      "Content-Type": "application/octet-stream",
+      "ttr-tags": "exact",
+    }, "PUT", body);
+    const [hit] = await target.waitFor("/exact", 1);
+    expect(hit!.method).toBe("PUT");
+    expect(hit!.url).toBe("/exact?x=1&y=a%20b");
+    expect(hit!.body).toEqual(body);
+    const raw: Array<[string, string]> = [];
+    for (let i = 0; i < hit!.rawHeaders.length; i += 2) raw.push([hit!.rawHeaders[i]!, hit!.rawHeaders[i + 1]!]);
+    expect(raw).toEqual(expect.arrayContaining([["X-Custom", "One"], ["x-repeat", "1"], ["x-repeat", "2"], ["Accept-Encoding", "gzip"], ["Content-Type", "application/octet-stream"]]));
+    const names = raw.map(([n]) => n.toLowerCase());
+    expect(names.filter((n) => n.startsWith("ttr-"))).toEqual([]);
+    expect(names).not.toContain("user-agent");
+    expect(hit!.headers.host).toBe(`127.0.0.1:${target.port}`);
+    expect(hit!.headers["content-length"]).toBe("5");
+    expect(hit!.headers.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+    expect(hit!.headers.b3).toMatch(/^[0-9a-f]{32}-[0-9a-f]{16}-1$/);
+
+    // A replay resends the stored request unchanged but for the tracing headers.
+    await settled(sys.db, t.triggerId);
+    await sys.db.$executeRawUnsafe(
+      `WITH t AS (UPDATE triggers SET status = 'queued', attempts = attempts + 1 WHERE id = $1::uuid AND status = 'completed' RETURNING id, project_id, attempts)
+       INSERT INTO executions (id, trigger_id, project_id, attempt_number, triggered_by, status, planned_at)
+       SELECT gen_random_uuid(), id, project_id, attempts, 'replay', 'planned', now() FROM t`,
+      t.triggerId,
+    );
+    const [first, second] = await target.waitFor("/exact", 2);
+    expect(second!.body).toEqual(first!.body);
+    expect(second!.headers.traceparent).not.toBe(first!.headers.traceparent);
+    expect(second!.headers.b3).not.toBe(first!.headers.b3);
+    const rows = await settled(sys.db, t.triggerId, 2);
+    expect(rows.map((r) => [r.attemptNumber, r.triggeredBy])).toEqual([[1, "scheduler"], [2, "replay"]]);
+  });
+
+  it("sends no body for GET", async () => {
+    await schedule("/get-no-body", {}, "GET");
+    const [hit] = await target.waitFor("/get-no-body", 1);
+    expect(hit!.method).toBe("GET");
+    expect(hit!.body.length).toBe(0);
+    expect(hit!.headers["content-length"]).toBeUndefined();
+  });
+});
+
+describe("outcomes and recording (SPEC §1, §2)", () => {
+  it("success: status, lowercase headers with repeats joined, body; trigger completed", async () => {
+    target.on("/ok", (_req, res) => {
+      res.setHeader("X-Multi", ["a", "b"]);
+      res.writeHead(201, { "Content-Type": "text/plain" }).end("créé");
+    });
+    const t = await schedule("/ok");
+    const [e] = await settled(sys.db, t.triggerId);
+    expect(e).toMatchObject({ status: "complete", responseStatus: 201, responseBody: "créé", responseSize: 6, errorMessage: null, isDeadLetter: false, triggeredBy: "scheduler", attemptNumber: 1 });
+    expect(e!.responseHeaders).toMatchObject({ "x-multi": "a, b", "content-type": "text/plain" });
+    expect((await triggerById(sys.db, t.triggerId))?.status).toBe("completed");
+  });
+
+  it("HTTP failure: 500 is recorded and, without a retry policy, a dead letter", async () => {
+    target.on("/fail", (_req, res) => res.writeHead(500).end("boom"));
+    const t = await schedule("/fail");
+    const [e] = await settled(sys.db, t.triggerId);
+    expect(e).toMatchObject({ responseStatus: 500, responseBody: "boom", errorMessage: null, isDeadLetter: true });
+    expect((await triggerById(sys.db, t.triggerId))?.status).toBe("completed");
+  });
+
+  it("a redirect is a failure and its Location is never requested", async () => {
+    target.on("/moved", (_req, res) => res.writeHead(302, { Location: `${target.base}/moved-here` }).end());
+    const t = await schedule("/moved");
+    const [e] = await settled(sys.db, t.triggerId);
+    expect(e).toMatchObject({ responseStatus: 302, isDeadLetter: true });
+    expect(e!.responseHeaders?.location).toBe(`${target.base}/moved-here`);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(target.hits("/moved-here")).toHaveLength(0);
+  });
+
+  it("network failure: a refused connection is a Transport error with the full URL", async () => {
+    const url = "http://127.0.0.1:9/refused?q=1";
+    const res = await sys.call("POST", "/schedule", { "ttr-api-key": sys.apiKey, "ttr-url": url, "ttr-scheduled-at": "now" });
+    const [e] = await settled(sys.db, res.json().triggerId);
+    expect(e).toMatchObject({ responseStatus: null, responseBody: null, responseHeaders: null, responseSize: null, errorMessage: `Transport error (POST ${url})`, isDeadLetter: true });
+  });
+
+  it("timeout: the tag's timeout applies and the message names it", async () => {
+    target.on("/slow", (_req, res) => {
+      setTimeout(() => res.writeHead(200).end("late"), 3000);
+    });
+    const t = await schedule("/slow", { "ttr-tags": "short" });
+    const [e] = await settled(sys.db, t.triggerId, 1, 10_000);
+    expect(e).toMatchObject({ responseStatus: null, errorMessage: '{"errorMessage":"Request timed out after 1s"}', timeoutSeconds: 1, isDeadLetter: true });
+    const took = e!.completedAt!.getTime() - e!.startedAt!.getTime();
+    expect(took).toBeGreaterThanOrEqual(1000);
+    expect(took).toBeLessThan(2500);
+  });
+
+  it("a connection broken while the body is read is a Decode error, even after 200", async () => {
+    target.on("/broken", (_req, res) => {
+      res.writeHead(200, { "Content-Length": "1000" });
+      res.write("partial");
+      setTimeout(() => res.socket?.destroy(), 50);
+    });
+    const t = await schedule("/broken", {}, "GET");
+    const [e] = await settled(sys.db, t.triggerId);
+    expect(e).toMatchObject({ responseStatus: null, errorMessage: `Decode error (200 GET ${target.base}/broken)`, isDeadLetter: true });
+  });
+
+  it("keeps the first 10,240 bytes as UTF-8, a character cut at the limit becoming U+FFFD", async () => {
+    const body = Buffer.concat([Buffer.alloc(10_239, "a"), Buffer.from("€"), Buffer.alloc(5000, "b")]);
+    target.on("/big", (_req, res) => res.writeHead(200).end(body));
+    const t = await schedule("/big");
+    const [e] = await settled(sys.db, t.triggerId);
+    expect(e!.responseSize).toBe(body.length);
+    expect(e!.responseBody).toBe(`${"a".repeat(10_239)}\uFFFD`);
+  });
+});
+
+describe("recurring triggers (SPEC §2, §3)", () => {
+  it("fires instance after instance, always with exactly one pending instance ahead", async () => {
+    const gen = await schedule("/cron", { "ttr-scheduled-at": "cron(* * * * *)" });
+    for (let round = 1; round <= 3; round++) {
+      const instances = await instancesOf(sys.db, gen.triggerId);
+      const pending = instances.filter((i) => i.status === "registered");
+      expect(pending).toHaveLength(1);
+      // Bring the pending instance's minute forward instead of waiting for it.
+      await sys.db.$executeRawUnsafe(`UPDATE triggers SET scheduled_at = date_trunc('second', now()) WHERE id = $1::uuid`, pending[0]!.id);
+      await target.waitFor("/cron", round, 5000);
+      const next = await eventually(async () => {
+        const all = await instancesOf(sys.db, gen.triggerId);
+        const p = all.filter((i) => i.status === "registered");
+        return all.length === round + 1 && p.length === 1 ? p[0] : undefined;
+      }, 5000, "the next instance");
+      expect(next.scheduledAt.getUTCSeconds()).toBe(0);
+      expect(next.scheduledAt.getTime()).toBeGreaterThan(Date.now());
+      expect(next.scheduledAt.getTime() - Date.now()).toBeLessThanOrEqual(60_000);
+    }
+    const fired = (await instancesOf(sys.db, gen.triggerId)).filter((i) => i.status !== "registered");
+    for (const i of fired) expect((await executionsOf(sys.db, i.id)).map((e) => e.status)).toEqual(["complete"]);
+  });
+});

@@ -1,0 +1,71 @@
+// Lost attempts (SPEC §1 Lost attempts, Response recording 2–3), with the
+// test-only short timeout and grace (CONTRACT §2).
+import { gzipSync } from "node:zlib";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { eventually, executionsOf, triggerById } from "../support/rows.js";
+import { startSystem, type System } from "../support/system.js";
+import { startTarget, type Target } from "../support/target.js";
+
+let sys: System;
+let target: Target;
+
+beforeAll(async () => {
+  target = await startTarget();
+  sys = await startSystem({ env: { TTR_DEFAULT_TIMEOUT_SECONDS: "2", TTR_REAP_GRACE_SECONDS: "1" } });
+});
+afterAll(async () => {
+  await sys?.stop();
+  await target?.close();
+});
+
+const DIED = "Executor died (status=started past reap_after)";
+
+async function schedule(path: string) {
+  const res = await sys.call("POST", "/schedule", { "ttr-api-key": sys.apiKey, "ttr-url": `${target.base}${path}`, "ttr-scheduled-at": "now" });
+  expect(res.status).toBe(200);
+  return res.json().triggerId as string;
+}
+
+function closedAsDied(triggerId: string, timeoutMs = 15_000) {
+  return eventually(async () => {
+    const [e] = await executionsOf(sys.db, triggerId);
+    return e?.status === "complete" ? e : undefined;
+  }, timeoutMs, "the attempt to be closed");
+}
+
+it("a gzip response is not recorded: the attempt stays started, then is closed as Executor died", async () => {
+  target.on("/gzip", (_req, res) => res.writeHead(200, { "Content-Encoding": "gzip" }).end(gzipSync("hello hello hello")));
+  const id = await schedule("/gzip");
+  await target.waitFor("/gzip", 1);
+  const open = await eventually(async () => {
+    const [e] = await executionsOf(sys.db, id);
+    return e?.status === "started" ? e : undefined;
+  }, 5000, "the attempt to start");
+  expect(open.responseStatus).toBeNull();
+  expect((await triggerById(sys.db, id))?.status).toBe("running");
+
+  const e = await closedAsDied(id);
+  expect(e).toMatchObject({ errorMessage: DIED, responseStatus: null, responseBody: null, responseHeaders: null, responseSize: null, isDeadLetter: false });
+  // closed no earlier than timeout + grace after it started
+  expect(e.completedAt!.getTime() - e.startedAt!.getTime()).toBeGreaterThanOrEqual(3000);
+  expect((await triggerById(sys.db, id))?.status).toBe("completed");
+  expect(await executionsOf(sys.db, id)).toHaveLength(1);
+});
+
+it("an executor killed mid-attempt: the request is not sent again and the attempt is closed as Executor died", async () => {
+  target.on("/hold", () => {
+    /* never answers */
+  });
+  const executor = sys.services.find((s) => s.name === "executor")!;
+  const id = await schedule("/hold");
+  await target.waitFor("/hold", 1);
+  await sys.kill(executor, "SIGKILL");
+  await sys.startService("executor");
+
+  const e = await closedAsDied(id, 20_000);
+  expect(e).toMatchObject({ errorMessage: DIED, isDeadLetter: false, responseStatus: null });
+  expect((await triggerById(sys.db, id))?.status).toBe("completed");
+  await new Promise((r) => setTimeout(r, 1500));
+  expect(target.hits("/hold")).toHaveLength(1);
+  expect(await executionsOf(sys.db, id)).toHaveLength(1);
+});

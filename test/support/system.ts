@@ -1,0 +1,117 @@
+// ttr as it runs for real: api, schedulers and executors as separate
+// processes on a fresh database and Redis prefix (STYLE habit 8).
+import { type ChildProcess, spawn } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { createDb, createProject, type Db } from "@ttr/db";
+import { freePort } from "@ttr/platform";
+import { freshDatabase, redisPrefix, redisUrl, type TestDatabase } from "./db.js";
+import { request } from "./http.js";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+export interface Service {
+  name: string;
+  child: ChildProcess;
+  port: number;
+  output: string[];
+}
+
+export interface System {
+  base: string;
+  db: Db;
+  database: TestDatabase;
+  projectId: string;
+  apiKey: string;
+  env: Record<string, string>;
+  services: Service[];
+  call: (method: string, path: string, headers?: Record<string, string | string[]>, body?: string | Buffer) => ReturnType<typeof request>;
+  startService(kind: "scheduler" | "executor", extraEnv?: Record<string, string>): Promise<Service>;
+  kill(service: Service, signal?: NodeJS.Signals): Promise<number | null>;
+  stop(): Promise<void>;
+}
+
+export interface SystemOptions {
+  schedulers?: number;
+  executors?: number;
+  env?: Record<string, string>;
+  quota?: number;
+}
+
+async function waitReady(port: number, service: Service, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (service.child.exitCode !== null) throw new Error(`${service.name} exited early:\n${service.output.join("")}`);
+    const ok = await request(`http://127.0.0.1:${port}`, "GET", "/readyz").then((r) => r.status === 200, () => false);
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${service.name} not ready after ${timeoutMs} ms:\n${service.output.join("")}`);
+}
+
+export async function startSystem(opts: SystemOptions = {}): Promise<System> {
+  const database = await freshDatabase();
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "",
+    DATABASE_URL: database.url,
+    REDIS_URL: redisUrl(),
+    TTR_REDIS_PREFIX: redisPrefix(),
+    LOG_LEVEL: "warn",
+    DB_POOL_SIZE: "5",
+    ...opts.env,
+  };
+  const services: Service[] = [];
+
+  async function launch(name: string, main: string, extraEnv: Record<string, string>, port: number): Promise<Service> {
+    const child = spawn(process.execPath, [path.join(root, main)], { env: { ...env, ...extraEnv }, stdio: ["ignore", "pipe", "pipe"] });
+    const service: Service = { name, child, port, output: [] };
+    const keep = (c: Buffer) => {
+      service.output.push(c.toString());
+      if (service.output.length > 400) service.output.shift();
+    };
+    child.stdout?.on("data", keep);
+    child.stderr?.on("data", keep);
+    services.push(service);
+    await waitReady(port, service);
+    return service;
+  }
+
+  const apiPort = await freePort();
+  await launch("api", "services/api/dist/main.js", { PORT: String(apiPort), HOST: "127.0.0.1" }, apiPort);
+
+  const startService = async (kind: "scheduler" | "executor", extraEnv: Record<string, string> = {}) => {
+    const port = await freePort();
+    return launch(kind, `services/${kind}/dist/main.js`, { METRICS_PORT: String(port), ...extraEnv }, port);
+  };
+  for (let i = 0; i < (opts.schedulers ?? 1); i++) await startService("scheduler");
+  for (let i = 0; i < (opts.executors ?? 1); i++) await startService("executor");
+
+  const db = createDb(database.url, { max: 4, applicationName: "ttr-test" });
+  const { projectId, apiKey } = await createProject(db, "e2e", opts.quota ?? 100000);
+  const base = `http://127.0.0.1:${apiPort}`;
+
+  const kill = (service: Service, signal: NodeJS.Signals = "SIGTERM") =>
+    new Promise<number | null>((resolve) => {
+      if (service.child.exitCode !== null || service.child.signalCode !== null) return resolve(service.child.exitCode);
+      service.child.once("exit", (code) => resolve(code));
+      service.child.kill(signal);
+    });
+
+  return {
+    base,
+    db,
+    database,
+    projectId,
+    apiKey,
+    env,
+    services,
+    call: (method, p, headers, body) => request(base, method, p, headers, body),
+    startService,
+    kill,
+    async stop() {
+      await Promise.all(services.map((s) => kill(s, "SIGKILL")));
+      await db.$disconnect();
+      await database.drop();
+    },
+  };
+}
