@@ -7,7 +7,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-export const dataDir = path.join(root, ".ttr");
+/** `.ttr/`: embedded servers' data, the start banner's env file; TTR_DATA_DIR moves it (tests). */
+export const dataDir = process.env.TTR_DATA_DIR ? path.resolve(process.env.TTR_DATA_DIR) : path.join(root, ".ttr");
 
 export function say(message) {
   process.stderr.write(`ttr: ${message}\n`);

@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { dataDir, root, say } from "./lib.mjs";
 
-const { resolveInfra, databaseUrl, canConnect } = await import("../packages/platform/dist/index.js");
+const { resolveInfra, databaseUrl, canConnect, freePort } = await import("../packages/platform/dist/index.js");
 const db = await import("../packages/db/dist/index.js");
 
 const env = process.env;
@@ -55,10 +55,16 @@ writeFileSync(path.join(dataDir, "env.json"), JSON.stringify({ DATABASE_URL, RED
 
 const children = [];
 const serviceEnv = { ...env, DATABASE_URL, REDIS_URL, PORT: String(port) };
+// METRICS_PORT for the scheduler, the next free port for the executor (CONTRACT §9).
+const metricsPorts = [];
+for (let p = Number(env.METRICS_PORT ?? 9464); metricsPorts.length < 2 && p < 65536; p++) {
+  if (!(await canConnect("127.0.0.1", p))) metricsPorts.push(p);
+}
+while (metricsPorts.length < 2) metricsPorts.push(await freePort());
 const services = [
   ["api", {}],
-  ["scheduler", { METRICS_PORT: env.METRICS_PORT ?? "9464" }],
-  ["executor", { METRICS_PORT: String(Number(env.METRICS_PORT ?? 9464) + 1) }],
+  ["scheduler", { METRICS_PORT: String(metricsPorts[0]) }],
+  ["executor", { METRICS_PORT: String(metricsPorts[1]) }],
 ];
 for (const [name, extra] of services) {
   const main = path.join(root, "services", name, "dist", "main.js");

@@ -3,7 +3,7 @@
 // local port, else one started for this run. Only the dev scripts use this;
 // services always receive explicit URLs.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 
@@ -21,6 +21,9 @@ export interface InfraOptions {
   /** folder for embedded servers' data, e.g. `<repo>/.ttr` */
   dataDir: string;
   log?: (msg: string) => void;
+  /** where to look for already running servers; tests move these to simulate their absence */
+  localPostgresPort?: number;
+  localRedisPort?: number;
 }
 
 export function canConnect(host: string, port: number, timeoutMs = 500): Promise<boolean> {
@@ -89,6 +92,9 @@ async function embeddedPostgres(dataDir: string, log: (m: string) => void): Prom
   });
   if (!existsSync(path.join(dir, "PG_VERSION"))) {
     mkdirSync(dataDir, { recursive: true });
+    // As root, PostgreSQL runs as the `postgres` user, which must be able to
+    // reach its data folder inside ours.
+    if (process.getuid?.() === 0) chmodSync(dataDir, 0o755);
     await pg.initialise();
   }
   await pg.start();
@@ -131,9 +137,9 @@ export async function resolveInfra(opts: InfraOptions): Promise<Infra> {
   if (env.DATABASE_URL) {
     postgresServerUrl = serverUrlOf(env.DATABASE_URL);
     origins.postgres = "DATABASE_URL";
-  } else if (await canConnect("127.0.0.1", 5432)) {
-    postgresServerUrl = `postgresql://${localPostgresUser()}@127.0.0.1:5432`;
-    origins.postgres = "local server on 127.0.0.1:5432";
+  } else if (await canConnect("127.0.0.1", opts.localPostgresPort ?? 5432)) {
+    postgresServerUrl = `postgresql://${localPostgresUser()}@127.0.0.1:${opts.localPostgresPort ?? 5432}`;
+    origins.postgres = `local server on 127.0.0.1:${opts.localPostgresPort ?? 5432}`;
   } else {
     const pg = await embeddedPostgres(opts.dataDir, log);
     postgresServerUrl = pg.url;
@@ -144,9 +150,9 @@ export async function resolveInfra(opts: InfraOptions): Promise<Infra> {
   if (env.REDIS_URL) {
     redisUrl = env.REDIS_URL;
     origins.redis = "REDIS_URL";
-  } else if (await canConnect("127.0.0.1", 6379)) {
-    redisUrl = "redis://127.0.0.1:6379";
-    origins.redis = "local server on 127.0.0.1:6379";
+  } else if (await canConnect("127.0.0.1", opts.localRedisPort ?? 6379)) {
+    redisUrl = `redis://127.0.0.1:${opts.localRedisPort ?? 6379}`;
+    origins.redis = `local server on 127.0.0.1:${opts.localRedisPort ?? 6379}`;
   } else {
     const redis = await embeddedRedis(log);
     redisUrl = redis.url;

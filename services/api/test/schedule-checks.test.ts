@@ -1,6 +1,7 @@
 // Every row of SPEC §7 "/schedule checks", in order, each asserting status,
 // _tag, exact message or empty body, and that nothing was written.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiKey, revokeApiKey } from "@ttr/db";
 import { startApi, type TestApi } from "../../../test/support/api.js";
 import { expectNoWrites } from "../../../test/support/snapshot.js";
 
@@ -64,6 +65,13 @@ describe("/schedule check order (SPEC §7)", () => {
   it("401 Invalid api key for an unknown or empty key", async () => {
     await rejected(headers({ "ttr-api-key": "ttr_unknown" }), 401, "Unauthorized", "Invalid api key");
     await rejected(headers({ "ttr-api-key": "" }), 401, "Unauthorized", "Invalid api key");
+  });
+
+  it("401 Invalid api key for a revoked key (CONTRACT §3)", async () => {
+    const { apiKeyId, apiKey } = await createApiKey(api.db, api.projectId);
+    expect((await api.call("POST", "/schedule", headers({ "ttr-api-key": apiKey }))).status).toBe(200);
+    await revokeApiKey(api.db, apiKeyId);
+    await rejected(headers({ "ttr-api-key": apiKey }), 401, "Unauthorized", "Invalid api key");
   });
 
   it("401 wins over an invalid scheduled-at", async () => {

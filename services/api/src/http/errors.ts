@@ -16,6 +16,10 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
     }
     if (err instanceof ApiError) {
       res.status(err.status);
+      if (err.tag === "UnsupportedMediaType") {
+        res.type("text/plain").send(err.message);
+        return;
+      }
       if (err.emptyBody) res.end();
       else res.json({ _tag: err.tag, message: err.message });
       return;

@@ -1,0 +1,98 @@
+// The admin CLI of CONTRACT §3, run as a process against a fresh database.
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDb, type Db } from "@ttr/db";
+import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
+
+const run = promisify(execFile);
+const main = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "dist", "main.js");
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+let database: TestDatabase;
+let db: Db;
+
+async function ttr(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [main, ...args], { env: { ...process.env, DATABASE_URL: database.url } });
+    return { stdout, stderr, code: 0 };
+  } catch (err) {
+    const e = err as { stdout: string; stderr: string; code: number };
+    return { stdout: e.stdout, stderr: e.stderr, code: e.code };
+  }
+}
+
+async function json(...args: string[]): Promise<Record<string, unknown>> {
+  const out = await ttr(...args, "--json");
+  expect(out.code, out.stderr).toBe(0);
+  expect(out.stdout.trim().split("\n")).toHaveLength(1);
+  return JSON.parse(out.stdout);
+}
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  db = createDb(database.url, { max: 2 });
+});
+afterAll(async () => {
+  await db.$disconnect();
+  await database.drop();
+});
+
+describe("ttr admin CLI (CONTRACT §3)", () => {
+  it("migrate prints {ok:true} and is idempotent", async () => {
+    expect(await json("migrate")).toEqual({ ok: true });
+    expect(await json("migrate")).toEqual({ ok: true });
+  });
+
+  it("creates a project whose key is shown once and stored only as a hash", async () => {
+    const out = await json("project", "create", "--name", "acme", "--quota", "42");
+    expect(Object.keys(out).sort()).toEqual(["apiKey", "projectId"]);
+    expect(out.projectId).toMatch(UUID);
+    expect(out.apiKey).toMatch(/^ttr_[A-Za-z0-9_-]{32,}$/);
+    const rows = await db.$queryRawUnsafe<Array<{ key_hash: string; monthly_quota: number }>>(
+      `SELECT k.key_hash, p.monthly_quota FROM api_keys k JOIN projects p ON p.id = k.project_id WHERE p.id = $1::uuid`,
+      out.projectId,
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.monthly_quota).toBe(42);
+    expect(rows[0]!.key_hash).not.toContain(String(out.apiKey).slice(4));
+    const all = JSON.stringify(await db.$queryRawUnsafe(`SELECT * FROM api_keys`));
+    expect(all).not.toContain(String(out.apiKey));
+  });
+
+  it("project create without --quota uses TTR_DEFAULT_MONTHLY_QUOTA's default of 100000", async () => {
+    const out = await json("project", "create", "--name", "defaults");
+    const [row] = await db.$queryRawUnsafe<Array<{ monthly_quota: number }>>(`SELECT monthly_quota FROM projects WHERE id = $1::uuid`, out.projectId);
+    expect(row!.monthly_quota).toBe(100000);
+  });
+
+  it("sets a quota, creates and revokes API keys, creates users", async () => {
+    const { projectId } = await json("project", "create", "--name", "ops");
+    expect(await json("project", "set-quota", "--project", String(projectId), "--quota", "7")).toEqual({ projectId, monthlyQuota: 7 });
+    const key = await json("apikey", "create", "--project", String(projectId));
+    expect(key.apiKeyId).toMatch(UUID);
+    expect(key.apiKey).toMatch(/^ttr_[A-Za-z0-9_-]{32,}$/);
+    expect(await json("apikey", "revoke", "--id", String(key.apiKeyId))).toEqual({ revoked: true });
+    const [revoked] = await db.$queryRawUnsafe<Array<{ revoked: boolean }>>(`SELECT revoked_at IS NOT NULL AS revoked FROM api_keys WHERE id = $1::uuid`, key.apiKeyId);
+    expect(revoked!.revoked).toBe(true);
+    const user = await json("user", "create", "--project", String(projectId), "--email", "Ops@Example.com", "--password", "s3cret-pass");
+    expect(user.userId).toMatch(UUID);
+    const [stored] = await db.$queryRawUnsafe<Array<{ email: string; password_hash: string }>>(`SELECT email, password_hash FROM users WHERE id = $1::uuid`, user.userId);
+    expect(stored!.email).toBe("ops@example.com");
+    expect(stored!.password_hash).toMatch(/^scrypt\$/);
+    expect(stored!.password_hash).not.toContain("s3cret-pass");
+  });
+
+  it("fails clearly on bad usage and unknown ids", async () => {
+    const usage = await ttr("project", "create", "--json");
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain("missing --name");
+    const unknown = await ttr("project", "set-quota", "--project", "00000000-0000-4000-8000-000000000000", "--quota", "1", "--json");
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("not found");
+    const again = await ttr("apikey", "revoke", "--id", "00000000-0000-4000-8000-000000000000", "--json");
+    expect(again.code).toBe(1);
+  });
+});

@@ -1,0 +1,65 @@
+// `npm start` (CONTRACT §2): it prints a working API key and a curl command
+// that schedules a request, and Ctrl-C stops everything it started.
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, expect, it } from "vitest";
+import { freePort } from "@ttr/platform";
+import { freshDatabase, redisPrefix, redisUrl } from "../support/db.js";
+import { request } from "../support/http.js";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+const dataDir = mkdtempSync(path.join(os.tmpdir(), "ttr-start-"));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+it("prints a working API key and a curl command that schedules; Ctrl-C stops everything", async () => {
+  const database = await freshDatabase();
+  const port = await freePort();
+  const metricsPort = await freePort();
+  const child = spawn(process.execPath, [path.join(root, "scripts", "start.mjs")], {
+    env: {
+      ...process.env,
+      DATABASE_URL: database.url,
+      REDIS_URL: redisUrl(),
+      TTR_REDIS_PREFIX: redisPrefix(),
+      TTR_DATA_DIR: dataDir,
+      PORT: String(port),
+      METRICS_PORT: String(metricsPort),
+      LOG_LEVEL: "warn",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout.on("data", (c) => (out += c.toString()));
+  child.stderr.on("data", (c) => (out += c.toString()));
+  try {
+    const deadline = Date.now() + 60_000;
+    while (!out.includes("Admin CLI") && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
+    expect(out, out).toContain(`http://localhost:${port}`);
+    const key = /API key[^:]*:\s+(ttr_[A-Za-z0-9_-]{32,})/.exec(out)?.[1];
+    expect(key, out).toBeDefined();
+    expect(out).toMatch(/Dashboard:.*demo@ttr\.local \/ \S+/);
+
+    // Run the printed curl command as printed, against the printed address.
+    const curl = out.slice(out.indexOf("curl -X POST")).split("\n\n")[0]!.replace(/\\\n\s*/g, " ");
+    expect(curl).toContain(`-H 'ttr-api-key: ${key}'`);
+    const headers: Record<string, string> = {};
+    for (const m of curl.matchAll(/-H '([^:]+): ([^']*)'/g)) headers[m[1]!] = m[2]!;
+    const body = /-d '([^']*)'/.exec(curl)?.[1];
+    const url = /curl -X POST (\S+)/.exec(curl)![1]!;
+    const res = await request(url.replace("localhost", "127.0.0.1"), "POST", new URL(url).pathname, headers, body);
+    expect(res.status, res.text).toBe(200);
+    expect(res.json()).toMatchObject({ kind: "job", operation: "schedule" });
+    expect((await request(`http://127.0.0.1:${metricsPort}`, "GET", "/readyz")).status, out).toBe(200);
+  } finally {
+    child.kill("SIGINT");
+    const code = await new Promise((r) => (child.exitCode !== null ? r(child.exitCode) : child.once("exit", r)));
+    expect(code, out).toBe(0);
+    await database.drop();
+  }
+  // Everything it started is gone.
+  const api = await request(`http://127.0.0.1:${port}`, "GET", "/healthz").catch(() => null);
+  expect(api).toBeNull();
+});
