@@ -1,7 +1,8 @@
 -- Close attempts still started after their timeout plus the grace period as
 -- Executor died (SPEC §1 Lost attempts): execution complete with no
 -- response data, trigger completed, no retry, not a dead letter.
--- Params: $1 now, $2 limit. Returns the closed executions.
+-- Params: $1 now, $2 limit. Returns the closed executions with their
+-- trigger's tags, whose concurrency slots are now free.
 WITH lost AS (
   SELECT id FROM executions
   WHERE status = 'started' AND reap_after <= $1
@@ -18,4 +19,5 @@ WITH lost AS (
   UPDATE triggers t SET status = 'completed', updated_at = clock_timestamp()
   FROM closed WHERE t.id = closed.trigger_id AND t.status = 'running'
 )
-SELECT id::text AS "executionId", trigger_id::text AS "triggerId", project_id::text AS "projectId" FROM closed
+SELECT c.id::text AS "executionId", c.trigger_id::text AS "triggerId", c.project_id::text AS "projectId", t.tags
+FROM closed c JOIN triggers t ON t.id = c.trigger_id

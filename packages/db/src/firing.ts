@@ -35,7 +35,16 @@ export interface DispatchCandidate {
   plannedAt: Date;
 }
 
-export const selectDispatchable = (db: SqlRunner, now: Date, limit: number) => query<DispatchCandidate>(db, "select_dispatchable", now, limit);
+/** `skip`: `project:tag` pairs whose attempts are not wanted now. */
+export function selectDispatchable(db: SqlRunner, now: Date, limit: number, skip: Iterable<string> = []): Promise<DispatchCandidate[]> {
+  const projects: string[] = [];
+  const tags: string[] = [];
+  for (const pt of skip) {
+    projects.push(pt.slice(0, 36));
+    tags.push(pt.slice(37));
+  }
+  return query<DispatchCandidate>(db, "select_dispatchable", now, limit, projects, tags);
+}
 
 export async function markDispatched(db: SqlRunner, executionIds: string[]): Promise<string[]> {
   if (executionIds.length === 0) return [];
@@ -50,6 +59,7 @@ export interface ReapedAttempt {
   executionId: string;
   triggerId: string;
   projectId: string;
+  tags: string[];
 }
 
 export const reapLost = (db: SqlRunner, now: Date, limit: number) => query<ReapedAttempt>(db, "reap_lost", now, limit);
@@ -108,4 +118,23 @@ export async function finishAttempt(db: SqlRunner, executionId: string, r: Attem
     r.retryAt,
   );
   return { recorded: Number(row?.recorded ?? 0) > 0, retryExecutionId: row?.retryExecutionId ?? null };
+}
+
+export interface LimitingPolicy {
+  projectId: string;
+  tag: string;
+  throughput: Record<string, number> | null;
+  maxConcurrent: number | null;
+}
+
+export const limitingPolicies = (db: SqlRunner) => query<LimitingPolicy>(db, "limiting_policies");
+
+export async function inFlightForTag(db: SqlRunner, projectId: string, tag: string): Promise<string[]> {
+  return (await query<{ id: string }>(db, "in_flight_for_tag", projectId, tag)).map((r) => r.id);
+}
+
+export const attemptTags = (db: SqlRunner, executionId: string) => queryOne<{ projectId: string; tags: string[]; status: string }>(db, "attempt_tags", executionId);
+
+export async function countHeld(db: SqlRunner, now: Date): Promise<number> {
+  return (await queryOne<{ held: number }>(db, "count_held", now))?.held ?? 0;
 }

@@ -3,3 +3,4 @@ export { readEnv, commonEnv } from "./env.js";
 export { createRegistry, handleOps, startOpsServer, prom, type ReadyCheck } from "./ops.js";
 export { resolveInfra, canConnect, freePort, serverUrlOf, databaseUrl, type Infra } from "./infra.js";
 export { createRedis, redisPing } from "./redis.js";
+export { admit, markStarted, markEnded, MAX_WINDOW_MS, DEFAULT_LOG_CAP, type TagLimit, type AdmissionCandidate } from "./admission.js";

@@ -1,8 +1,9 @@
 // One attempt, from queue job to execution row: start it (only from
 // `planned`, so a job is never sent twice), send it, record the outcome.
 import { checkAttemptJob } from "@ttr/core";
-import { finishAttempt, startAttempt, type Db } from "@ttr/db";
-import type { Logger } from "@ttr/platform";
+import { attemptTags, finishAttempt, startAttempt, type Db } from "@ttr/db";
+import { type Logger, markEnded, markStarted } from "@ttr/platform";
+import type { Redis } from "ioredis";
 import type { ExecutorEnv } from "./env.js";
 import type { Metrics } from "./metrics.js";
 import { recordOf } from "./record.js";
@@ -11,6 +12,7 @@ import { type AttemptResult, classify, sendAttempt } from "./send.js";
 export interface WorkerDeps {
   env: ExecutorEnv;
   db: Db;
+  redis: Redis;
   log: Logger;
   metrics: Metrics;
 }
@@ -18,11 +20,16 @@ export interface WorkerDeps {
 export async function processAttempt(deps: WorkerDeps, data: unknown): Promise<void> {
   const { executionId } = checkAttemptJob(data);
   const started = await startAttempt(deps.db, executionId, deps.env.TTR_DEFAULT_TIMEOUT_SECONDS, deps.env.TTR_REAP_GRACE_SECONDS);
+  const prefix = deps.env.TTR_REDIS_PREFIX;
   if (!started) {
+    // Cancelled after admission, or already started elsewhere: free what admission reserved.
+    const owner = await attemptTags(deps.db, executionId);
+    if (owner && owner.status !== "started") await markEnded(deps.redis, prefix, owner.projectId, owner.tags, executionId);
     deps.log.debug("attempt no longer startable", { executionId });
     return;
   }
   const sentAt = Date.now();
+  await markStarted(deps.redis, prefix, started.projectId, started.tags, executionId, sentAt);
   if (started.triggeredBy === "scheduler") deps.metrics.lateness.observe((sentAt - started.scheduledAt.getTime()) / 1000);
   deps.metrics.inFlight.inc();
   let result: AttemptResult;
@@ -43,5 +50,6 @@ export async function processAttempt(deps: WorkerDeps, data: unknown): Promise<v
     return;
   }
   const { recorded, retryExecutionId } = await finishAttempt(deps.db, executionId, record);
+  await markEnded(deps.redis, prefix, started.projectId, started.tags, executionId);
   deps.log.info("attempt", { ...log, status: record.responseStatus, recorded, retry: retryExecutionId !== null, deadLetter: record.isDeadLetter });
 }

@@ -1,4 +1,5 @@
 import type { Queue } from "bullmq";
+import type { Redis } from "ioredis";
 import type { Db, DispatchCandidate } from "@ttr/db";
 import type { Logger, prom } from "@ttr/platform";
 import type { SchedulerEnv } from "./env.js";
@@ -9,13 +10,17 @@ import type { Metrics } from "./metrics.js";
  * (SPEC §4 Throughput, Concurrency). Returns the admitted ones, oldest first.
  */
 export interface Admission {
-  admit(candidates: DispatchCandidate[], now: Date): Promise<DispatchCandidate[]>;
+  /** `blocked`: the `project:tag` pairs that held an attempt back in this call */
+  admit(candidates: DispatchCandidate[], now: Date): Promise<{ admitted: DispatchCandidate[]; blocked: string[] }>;
+  /** periodic repair of the admission state from PostgreSQL */
+  reconcile(): Promise<void>;
 }
 
 export interface Deps {
   env: SchedulerEnv;
   db: Db;
   queue: Queue;
+  redis: Redis;
   log: Logger;
   registry: prom.Registry;
   metrics: Metrics;

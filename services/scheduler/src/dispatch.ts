@@ -1,28 +1,33 @@
 // Due planned attempts (first attempts, retries, replays) → the executor
 // queue, after admission under the tags' policies. A held attempt stays
 // planned and is looked at again on the next tick (SPEC §4 When a limit is
-// reached 1).
+// reached 1); its trigger keeps its status (queued, or retrying).
 import { ATTEMPT_JOB, attemptJobOptions } from "@ttr/core";
 import { markDispatched, selectDispatchable, staleDispatched } from "@ttr/db";
-import type { Admission, Deps } from "./deps.js";
-
-/** Admits everything: no policy limits (the tag-policy admission replaces it). */
-export const admitAll: Admission = { admit: async (candidates) => candidates };
+import { markEnded } from "@ttr/platform";
+import type { Deps } from "./deps.js";
 
 async function enqueue(deps: Deps, executionIds: string[]): Promise<void> {
   if (executionIds.length === 0) return;
   await deps.queue.addBulk(executionIds.map((executionId) => ({ name: ATTEMPT_JOB, data: { executionId }, opts: attemptJobOptions(executionId) })));
 }
 
-/** Dispatches one batch; returns how many candidates it looked at. */
-export async function dispatchBatch(deps: Deps, now: Date): Promise<number> {
+/**
+ * Dispatches one batch, skipping tags found full earlier in this pass (`full`
+ * grows with the ones found now). Returns how many candidates it looked at.
+ */
+export async function dispatchBatch(deps: Deps, now: Date, full: Set<string>): Promise<number> {
   const limit = deps.env.SCHEDULER_BATCH_SIZE;
-  const { seen, ids } = await deps.db.$transaction(async (tx) => {
-    const candidates = await selectDispatchable(tx, now, limit);
-    const admitted = await deps.admission.admit(candidates, now);
-    return { seen: candidates.length, ids: await markDispatched(tx, admitted.map((c) => c.executionId)) };
+  const { seen, ids, released } = await deps.db.$transaction(async (tx) => {
+    const candidates = await selectDispatchable(tx, now, limit, full);
+    const { admitted, blocked } = await deps.admission.admit(candidates, now);
+    for (const pt of blocked) full.add(pt);
+    const ids = await markDispatched(tx, admitted.map((c) => c.executionId));
+    // Admitted but no longer planned (cancelled meanwhile): give their slots back.
+    const marked = new Set(ids);
+    return { seen: candidates.length, ids, released: admitted.filter((c) => !marked.has(c.executionId)) };
   });
-  deps.metrics.held.set(seen - ids.length);
+  for (const c of released) await markEnded(deps.redis, deps.env.TTR_REDIS_PREFIX, c.projectId, c.tags, c.executionId);
   await enqueue(deps, ids);
   deps.metrics.dispatched.inc(ids.length);
   return seen;

@@ -2,6 +2,7 @@
 // SCHEDULER_TICK_MS, a few ms after the boundary), so a trigger due at a
 // second is claimed right after that second starts: never before it
 // (SPEC §1 firing precision 2), and usually within milliseconds.
+import { countHeld } from "@ttr/db";
 import type { Deps } from "./deps.js";
 import { dispatchBatch, requeueLost } from "./dispatch.js";
 import { promoteBatch } from "./promote.js";
@@ -55,17 +56,21 @@ export class SchedulerLoop {
     const batch = this.deps.env.SCHEDULER_BATCH_SIZE;
     try {
       // A full batch means more are due: go on at once instead of waiting for the next tick.
+      const full = new Set<string>();
       for (;;) {
         const now = new Date();
         const promoted = await promoteBatch(this.deps, now);
-        const dispatched = await dispatchBatch(this.deps, now);
+        const dispatched = await dispatchBatch(this.deps, now, full);
         if (!this.active || (promoted < batch && dispatched < batch)) break;
       }
+      this.deps.metrics.fullTags.set(full.size);
       const now = new Date();
       if (now.getTime() - this.lastSweep >= SWEEP_EVERY_MS) {
         this.lastSweep = now.getTime();
         await reap(this.deps, now);
         await ensurePendingInstances(this.deps.db, now, this.deps.log);
+        await this.deps.admission.reconcile();
+        this.deps.metrics.held.set(await countHeld(this.deps.db, now));
       }
       if (now.getTime() - this.lastRequeue >= REQUEUE_EVERY_MS) {
         this.lastRequeue = now.getTime();

@@ -4,7 +4,7 @@ import { Queue } from "bullmq";
 import { ATTEMPT_QUEUE } from "@ttr/core";
 import { createDb, dbPing } from "@ttr/db";
 import { createLogger, createRedis, createRegistry, redisPing, startOpsServer } from "@ttr/platform";
-import { admitAll } from "./dispatch.js";
+import { PolicyAdmission } from "./admit.js";
 import { loadEnv } from "./env.js";
 import { Leadership } from "./leader.js";
 import { SchedulerLoop } from "./loop.js";
@@ -17,7 +17,8 @@ const redis = createRedis(env.REDIS_URL, "ttr-scheduler");
 const queue = new Queue(ATTEMPT_QUEUE, { connection: redis, prefix: env.TTR_REDIS_PREFIX, streams: { events: { maxLen: 1000 } } });
 const registry = createRegistry("scheduler");
 const metrics = createMetrics(registry, queue);
-const loop = new SchedulerLoop({ env, db, queue, log, registry, metrics, admission: admitAll });
+const admission = new PolicyAdmission(db, redis, env.TTR_REDIS_PREFIX);
+const loop = new SchedulerLoop({ env, db, queue, redis, log, registry, metrics, admission });
 
 const leadership = new Leadership(env.DATABASE_URL, log, (leading) => {
   metrics.leader.set(leading ? 1 : 0);

@@ -15,7 +15,12 @@ export function createMetrics(registry: prom.Registry, queue: Queue) {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [registry],
     }),
-    held: new prom.Gauge({ name: "ttr_attempts_held", help: "Due attempts waiting for room under a tag policy", registers: [registry] }),
+    fullTags: new prom.Gauge({ name: "ttr_tags_full", help: "Tags whose policy held attempts back in the last tick", registers: [registry] }),
+    held: new prom.Gauge({
+      name: "ttr_attempts_held",
+      help: "Due attempts waiting for room under a tag policy (or for the next tick)",
+      registers: [registry],
+    }),
     queueDepth: new prom.Gauge({
       name: "ttr_queue_depth",
       help: "Attempts waiting in the executor queue (waiting + delayed + prioritized); the executors' scaling signal",

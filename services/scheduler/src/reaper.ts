@@ -1,11 +1,16 @@
 // Lost attempts: started ones past their timeout plus grace are closed as
 // Executor died (SPEC §1 Lost attempts 1–3).
 import { reapLost } from "@ttr/db";
+import { markEnded } from "@ttr/platform";
 import type { Deps } from "./deps.js";
 
 export async function reap(deps: Deps, now: Date): Promise<number> {
   const closed = await reapLost(deps.db, now, 1000);
-  for (const c of closed) deps.log.warn("attempt closed as Executor died", { executionId: c.executionId, triggerId: c.triggerId });
+  for (const c of closed) {
+    deps.log.warn("attempt closed as Executor died", { executionId: c.executionId, triggerId: c.triggerId });
+    // SPEC §1 Lost attempts 4: the slot is held until now.
+    await markEnded(deps.redis, deps.env.TTR_REDIS_PREFIX, c.projectId, c.tags, c.executionId);
+  }
   deps.metrics.reaped.inc(closed.length);
   return closed.length;
 }

@@ -1,0 +1,122 @@
+// Tag policies enforced across an executor fleet (SPEC §4 Throughput,
+// Concurrency, Multiple tags, When a limit is reached): three executors, one
+// scheduler, a real target.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { insertPolicy, settled } from "../support/rows.js";
+import { startSystem, type System } from "../support/system.js";
+import { startTarget, type Target } from "../support/target.js";
+
+let sys: System;
+let target: Target;
+
+beforeAll(async () => {
+  target = await startTarget();
+  sys = await startSystem({ executors: 3 });
+});
+afterAll(async () => {
+  await sys?.stop();
+  await target?.close();
+});
+
+async function schedule(path: string, tags: string, at = "now") {
+  const res = await sys.call("POST", "/schedule", { "ttr-api-key": sys.apiKey, "ttr-url": `${target.base}${path}`, "ttr-scheduled-at": at, "ttr-tags": tags });
+  expect(res.status, res.text).toBe(200);
+  return res.json() as { triggerId: string; scheduledAt: string };
+}
+
+/** Largest number of request starts at the target within any window of `ms`. */
+function densest(times: number[], ms: number): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let best = 0;
+  for (let i = 0, j = 0; i < sorted.length; i++) {
+    while (sorted[i]! - sorted[j]! >= ms) j++;
+    best = Math.max(best, i - j + 1);
+  }
+  return best;
+}
+
+describe("concurrency (SPEC §4 Concurrency)", () => {
+  it("maxConcurrent 2 holds across 3 executors while 20 due triggers all arrive", async () => {
+    await insertPolicy(sys.db, sys.projectId, "conc", { max_concurrent: 2 });
+    let inFlight = 0;
+    let peak = 0;
+    target.on("/conc", (_req, res) => {
+      inFlight++;
+      peak = Math.max(peak, inFlight);
+      setTimeout(() => {
+        inFlight--;
+        res.writeHead(200).end("ok");
+      }, 1000);
+    });
+    const at = new Date(Math.floor(Date.now() / 1000) * 1000 + 2000).toISOString();
+    await Promise.all(Array.from({ length: 20 }, () => schedule("/conc", "conc", at)));
+    await target.waitFor("/conc", 20, 40_000);
+    expect(peak).toBe(2);
+  }, 60_000);
+});
+
+describe("throughput (SPEC §4 Throughput)", () => {
+  it('{"2s": 3} with maxConcurrent: no 2-second window at the target holds more than 3 starts', async () => {
+    await insertPolicy(sys.db, sys.projectId, "tput", { throughput: JSON.stringify({ "2s": 3 }), max_concurrent: 100 });
+    await Promise.all(Array.from({ length: 12 }, () => schedule("/tput", "tput")));
+    const hits = await target.waitFor("/tput", 12, 30_000);
+    expect(densest(hits.map((h) => h.at), 2000)).toBeLessThanOrEqual(3);
+  }, 40_000);
+
+  it("rate 0 holds everything until the policy is deleted, then releases it", async () => {
+    await insertPolicy(sys.db, sys.projectId, "paused", { throughput: JSON.stringify({ "1s": 0 }) });
+    const held = await Promise.all(Array.from({ length: 5 }, () => schedule("/paused", "paused")));
+    const free = await schedule("/free", "other");
+    // A trigger without the held tag fires on time (When a limit is reached 2).
+    const [hit] = await target.waitFor("/free", 1, 5000);
+    expect(hit!.at - new Date(free.scheduledAt).getTime()).toBeLessThan(2000);
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(target.hits("/paused")).toHaveLength(0);
+    const statuses = await sys.db.$queryRawUnsafe<Array<{ status: string }>>(
+      `SELECT status::text FROM triggers WHERE id = ANY($1::uuid[])`,
+      held.map((h) => h.triggerId),
+    );
+    expect(statuses.every((s) => s.status === "queued")).toBe(true);
+    await sys.db.$executeRawUnsafe(`DELETE FROM tag_policies WHERE project_id = $1::uuid AND tag = 'paused'`, sys.projectId);
+    await target.waitFor("/paused", 5, 5000);
+  }, 20_000);
+
+  it("several tags: every tag's limits apply (rate 0 on one blocks, concurrency on another caps)", async () => {
+    await insertPolicy(sys.db, sys.projectId, "multi-a", { max_concurrent: 1 });
+    await insertPolicy(sys.db, sys.projectId, "multi-b", { throughput: JSON.stringify({ "1m": 0 }) });
+    let inFlight = 0;
+    let peak = 0;
+    target.on("/multi", (_req, res) => {
+      inFlight++;
+      peak = Math.max(peak, inFlight);
+      setTimeout(() => {
+        inFlight--;
+        res.writeHead(200).end();
+      }, 300);
+    });
+    await schedule("/multi-blocked", "multi-a,multi-b");
+    await Promise.all(Array.from({ length: 4 }, () => schedule("/multi", "multi-a,free-tag")));
+    await target.waitFor("/multi", 4, 15_000);
+    expect(peak).toBe(1);
+    expect(target.hits("/multi-blocked")).toHaveLength(0);
+  }, 20_000);
+});
+
+describe("timeouts and retries (SPEC §4 Timeout, Retries)", () => {
+  it("fixed retries are sent at the failure time plus the delay, up to retryMaxAttempts, then a dead letter", async () => {
+    await insertPolicy(sys.db, sys.projectId, "fixed", { retry_strategy: "fixed", retry_initial_delay_seconds: 2, retry_max_attempts: 3 });
+    target.on("/fixed", (_req, res) => res.writeHead(503).end("busy"));
+    const t = await schedule("/fixed", "fixed");
+    const hits = await target.waitFor("/fixed", 3, 15_000);
+    const rows = await settled(sys.db, t.triggerId, 3, 5000);
+    expect(rows.map((r) => [r.attemptNumber, r.triggeredBy, r.isDeadLetter])).toEqual([[1, "scheduler", false], [2, "retry", false], [3, "retry", true]]);
+    for (let i = 1; i < 3; i++) {
+      const gap = hits[i]!.at - hits[i - 1]!.at;
+      expect(gap).toBeGreaterThanOrEqual(2000 - 50);
+      expect(gap).toBeLessThan(2000 + 1000 + 500);
+      expect(rows[i]!.plannedAt.getTime() - rows[i - 1]!.completedAt!.getTime()).toBe(2000);
+    }
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(target.hits("/fixed")).toHaveLength(3);
+  }, 30_000);
+});
