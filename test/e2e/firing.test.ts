@@ -1,7 +1,7 @@
 // The firing pipeline end to end (SPEC §1): api, scheduler and executor as
 // processes, sending to a real target on 127.0.0.1.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { executionsOf, insertPolicy, instancesOf, settled, triggerById, eventually } from "../support/rows.js";
+import { eventually, insertPolicy, instancesOf, settled, triggerById } from "../support/rows.js";
 import { startSystem, type System } from "../support/system.js";
 import { startTarget, type Target } from "../support/target.js";
 

@@ -1,0 +1,115 @@
+// Retries (SPEC §4 Retries, Multiple tags; SPEC §1 Dead letters) end to end.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TestApi } from "../support/api.js";
+import { insertPolicy, settled } from "../support/rows.js";
+import { signIn } from "../support/session.js";
+import { startSystem, type System } from "../support/system.js";
+import { startTarget, type Target } from "../support/target.js";
+
+let sys: System;
+let target: Target;
+
+beforeAll(async () => {
+  target = await startTarget();
+  sys = await startSystem({ executors: 2 });
+  target.on("/s302", (_req, res) => res.writeHead(302, { Location: "/elsewhere" }).end());
+  target.on("/s404", (_req, res) => res.writeHead(404).end());
+  target.on("/s503", (_req, res) => res.writeHead(503).end());
+  target.on("/hang", () => {});
+});
+afterAll(async () => {
+  await sys?.stop();
+  await target?.close();
+});
+
+async function schedule(url: string, tags: string) {
+  const res = await sys.call("POST", "/schedule", { "ttr-api-key": sys.apiKey, "ttr-url": url, "ttr-scheduled-at": "now", "ttr-tags": tags });
+  expect(res.status, res.text).toBe(200);
+  return res.json().triggerId as string;
+}
+
+describe("retry delays", () => {
+  it("exponential: initial × 2^(n−1), measured at the target within ±1 s", async () => {
+    await insertPolicy(sys.db, sys.projectId, "expo", { retry_strategy: "exponential", retry_initial_delay_seconds: 1, retry_max_attempts: 4 });
+    const id = await schedule(`${target.base}/expo`, "expo");
+    target.on("/expo", (_req, res) => res.writeHead(500).end());
+    const hits = await target.waitFor("/expo", 4, 20_000);
+    const rows = await settled(sys.db, id, 4, 5000);
+    [1000, 2000, 4000].forEach((delay, i) => {
+      const gap = hits[i + 1]!.at - hits[i]!.at;
+      expect(gap).toBeGreaterThanOrEqual(delay - 1000);
+      expect(gap).toBeLessThanOrEqual(delay + 1000);
+      expect(rows[i + 1]!.plannedAt.getTime() - rows[i]!.completedAt!.getTime()).toBe(delay);
+    });
+    expect(rows.map((r) => r.isDeadLetter)).toEqual([false, false, false, true]);
+  }, 30_000);
+});
+
+describe("retryOn classes against 3xx, 4xx, 5xx, a refused connection and a timeout", () => {
+  const failures = {
+    "3xx": () => `${target.base}/s302`,
+    "4xx": () => `${target.base}/s404`,
+    "5xx": () => `${target.base}/s503`,
+    refused: () => "http://127.0.0.1:9/refused",
+    timeout: () => `${target.base}/hang`,
+  };
+  const expected: Record<string, Record<keyof typeof failures, boolean>> = {
+    network_only: { "3xx": false, "4xx": false, "5xx": false, refused: true, timeout: true },
+    "5xx_and_network": { "3xx": false, "4xx": false, "5xx": true, refused: true, timeout: true },
+    non_2xx: { "3xx": true, "4xx": true, "5xx": true, refused: true, timeout: true },
+  };
+
+  it("retries exactly the failures each class covers", async () => {
+    const runs: Array<{ id: string; retryOn: string; failure: keyof typeof failures }> = [];
+    for (const retryOn of Object.keys(expected)) {
+      const tag = `on-${retryOn.replace(/_/g, "-")}`;
+      await insertPolicy(sys.db, sys.projectId, tag, { retry_strategy: "fixed", retry_initial_delay_seconds: 0, retry_max_attempts: 2, retry_on: retryOn, request_timeout_seconds: 1 });
+      for (const failure of Object.keys(failures) as Array<keyof typeof failures>) {
+        runs.push({ id: await schedule(failures[failure](), tag), retryOn, failure });
+      }
+    }
+    for (const run of runs) {
+      const retried = expected[run.retryOn]![run.failure];
+      const rows = await settled(sys.db, run.id, retried ? 2 : 1, 15_000);
+      expect(rows.length, `${run.retryOn} × ${run.failure}`).toBe(retried ? 2 : 1);
+      expect(rows.at(-1)!.isDeadLetter, `${run.retryOn} × ${run.failure}`).toBe(true);
+      if (run.failure === "timeout") expect(rows[0]!.errorMessage).toBe('{"errorMessage":"Request timed out after 1s"}');
+    }
+    await new Promise((r) => setTimeout(r, 1500));
+    for (const run of runs) {
+      const [{ n }] = await sys.db.$queryRawUnsafe<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM executions WHERE trigger_id = $1::uuid`, run.id);
+      expect(n, `${run.retryOn} × ${run.failure}`).toBe(expected[run.retryOn]![run.failure] ? 2 : 1);
+    }
+  }, 60_000);
+});
+
+describe("the merged policy of two tags (SPEC §4 Multiple tags)", () => {
+  it("exponential wins, lowest maxAttempts, highest initial delay, most restrictive retryOn", async () => {
+    await insertPolicy(sys.db, sys.projectId, "merge-a", { retry_strategy: "fixed", retry_initial_delay_seconds: 1, retry_max_attempts: 5, retry_on: "non_2xx" });
+    await insertPolicy(sys.db, sys.projectId, "merge-b", { retry_strategy: "exponential", retry_initial_delay_seconds: 2, retry_max_attempts: 3, retry_on: "network_only" });
+    const http500 = await schedule(`${target.base}/s503`, "merge-a,merge-b");
+    const refused = await schedule("http://127.0.0.1:9/merged", "merge-a,merge-b");
+    const refusedRows = await settled(sys.db, refused, 3, 20_000);
+    expect(refusedRows).toHaveLength(3);
+    expect(refusedRows[1]!.plannedAt.getTime() - refusedRows[0]!.completedAt!.getTime()).toBe(2000);
+    expect(refusedRows[2]!.plannedAt.getTime() - refusedRows[1]!.completedAt!.getTime()).toBe(4000);
+    const httpRows = await settled(sys.db, http500, 1);
+    expect(httpRows).toHaveLength(1);
+    expect(httpRows[0]!.isDeadLetter).toBe(true);
+  }, 30_000);
+});
+
+describe("dead letters in the dashboard (SPEC §1 Dead letters 7)", () => {
+  it("GET /executions?deadLetterOnly=true lists only dead letters", async () => {
+    const ok = await schedule(`${target.base}/fine`, "dl");
+    const bad = await schedule(`${target.base}/s404`, "dl");
+    await settled(sys.db, ok);
+    await settled(sys.db, bad);
+    const session = await signIn(sys as unknown as TestApi);
+    const { executions } = await session.get<{ executions: Array<{ triggerId: string; isDeadLetter: boolean }> }>("/executions?deadLetterOnly=true&limit=500");
+    expect(executions.length).toBeGreaterThan(0);
+    expect(executions.every((e) => e.isDeadLetter)).toBe(true);
+    expect(executions.some((e) => e.triggerId === bad)).toBe(true);
+    expect(executions.some((e) => e.triggerId === ok)).toBe(false);
+  });
+});
