@@ -84,6 +84,16 @@ describe("response and stored request", () => {
   });
 });
 
+describe("UTF-8 text headers", () => {
+  it("reads a UTF-8 title and custom key as UTF-8", async () => {
+    const res = await schedule({ "ttr-title": Buffer.from("Réunion ☕", "utf8").toString("latin1"), "ttr-custom-key": Buffer.from("clé", "utf8").toString("latin1") });
+    expect(res.status, res.text).toBe(200);
+    const stored = await triggerById(api.db, res.json().triggerId);
+    expect(stored?.title).toBe("Réunion ☕");
+    expect(stored?.customKey).toBe("clé");
+  });
+});
+
 describe("rule 1: custom keys", () => {
   it("reschedules a registered or skipped trigger with the same key in place", async () => {
     const first = (await schedule({ "ttr-custom-key": "k1" })).json();

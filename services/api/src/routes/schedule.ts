@@ -23,6 +23,18 @@ function header(req: Request, name: string): string | undefined {
   return Array.isArray(value) ? value.join(", ") : value;
 }
 
+/**
+ * Node reads header bytes as Latin-1; clients that send UTF-8 text (a title
+ * with accents, a key in another script) mean UTF-8, so read it as such when
+ * the bytes are valid UTF-8.
+ */
+function textHeader(req: Request, name: string): string | undefined {
+  const value = header(req, name);
+  if (value === undefined || !/[\u0080-\u00ff]/.test(value)) return value;
+  const utf8 = Buffer.from(value, "latin1").toString("utf8");
+  return utf8.includes("\uFFFD") ? value : utf8;
+}
+
 function isAbsoluteUrl(value: string): boolean {
   if (value.trim() === "") return false;
   try {
@@ -49,7 +61,7 @@ export function scheduleRoute(deps: Deps) {
     if (!isAbsoluteUrl(url)) throw badRequest(`Invalid URL: ${url}`);
     const tags = parseTagsHeader(header(req, "ttr-tags"));
     checkScheduleTags(tags);
-    const title = header(req, "ttr-title") ?? null;
+    const title = textHeader(req, "ttr-title") ?? null;
     if (title !== null) checkTitle(title);
 
     const project = await projectForKey(deps.db, apiKey);
@@ -58,7 +70,7 @@ export function scheduleRoute(deps: Deps) {
     const remaining = await consumeQuota(deps.db, project.id, monthOf(now));
     if (remaining === null) throw quotaExceeded(project.monthlyQuota);
 
-    const customKey = header(req, "ttr-custom-key");
+    const customKey = textHeader(req, "ttr-custom-key");
     const triggerId = header(req, "ttr-trigger-id");
     const result = await deps.db.$transaction((tx) =>
       applySchedule(tx, {
