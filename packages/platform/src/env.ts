@@ -11,6 +11,16 @@ export function readEnv<T>(schema: Joi.ObjectSchema<T>, env: NodeJS.ProcessEnv =
   return value;
 }
 
+/** The values of `commonEnv` once read. */
+export interface CommonEnv {
+  DATABASE_URL: string;
+  REDIS_URL: string;
+  LOG_LEVEL: string;
+  TTR_REDIS_PREFIX: string;
+  TTR_DEFAULT_TIMEOUT_SECONDS: number;
+  TTR_REAP_GRACE_SECONDS: number;
+}
+
 /** Settings every service shares (CONTRACT §2). */
 export const commonEnv = {
   DATABASE_URL: Joi.string().uri({ scheme: ["postgres", "postgresql"] }).required().description("PostgreSQL connection URL"),

@@ -1,5 +1,5 @@
 export { createLogger, type Logger } from "./logger.js";
-export { readEnv, commonEnv } from "./env.js";
+export { readEnv, commonEnv, type CommonEnv } from "./env.js";
 export { createRegistry, handleOps, startOpsServer, prom, type ReadyCheck } from "./ops.js";
 export { resolveInfra, canConnect, freePort, serverUrlOf, databaseUrl, type Infra } from "./infra.js";
 export { createRedis, redisPing } from "./redis.js";

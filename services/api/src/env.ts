@@ -1,11 +1,7 @@
 import Joi from "joi";
-import { commonEnv, readEnv } from "@ttr/platform";
+import { type CommonEnv, commonEnv, readEnv } from "@ttr/platform";
 
-export interface ApiEnv {
-  DATABASE_URL: string;
-  REDIS_URL: string;
-  LOG_LEVEL: string;
-  TTR_REDIS_PREFIX: string;
+export interface ApiEnv extends CommonEnv {
   PORT: number;
   HOST: string;
   DB_POOL_SIZE: number;

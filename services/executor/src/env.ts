@@ -1,13 +1,7 @@
 import Joi from "joi";
-import { commonEnv, readEnv } from "@ttr/platform";
+import { type CommonEnv, commonEnv, readEnv } from "@ttr/platform";
 
-export interface ExecutorEnv {
-  DATABASE_URL: string;
-  REDIS_URL: string;
-  LOG_LEVEL: string;
-  TTR_REDIS_PREFIX: string;
-  TTR_DEFAULT_TIMEOUT_SECONDS: number;
-  TTR_REAP_GRACE_SECONDS: number;
+export interface ExecutorEnv extends CommonEnv {
   TTR_BLOCK_PRIVATE_NETWORKS: boolean;
   EXECUTOR_CONCURRENCY: number;
   EXECUTOR_SHUTDOWN_GRACE_SECONDS: number;
