@@ -6,3 +6,9 @@ export { forwardedHeaders, headersObject, pairsOf, methodCarriesBody, type Heade
 export * from "./secrets.js";
 export { ATTEMPT_QUEUE, ATTEMPT_JOB, attemptJobOptions, checkAttemptJob, type AttemptJob } from "./jobs.js";
 export { mergeRetry, retryDelaySeconds, nextRetryDelay, failureKind, type MergedRetry, type RetryFields, type RetryOn, type RetryStrategy, type FailureKind } from "./retry.js";
+export { checkPolicy, parseWindow, effectiveWindowSeconds, isWindowKey, policyCreateBody, policyUpdateBody, POLICY_DEFAULTS, MAX_THROUGHPUT_WINDOWS, MAX_EFFECTIVE_WINDOW_SECONDS, type PolicyBody, type PolicySettings, type Throughput } from "./policy.js";
+export {
+  planDeclare, planUpserts, encodeItemBody, bodyHash, itemTags, oneShotStatus, changedJobFields, changedGeneratorFields, summarize,
+  type DeclaredItem, type ItemRequest, type StoredJob, type StoredGenerator, type JobWrite, type GeneratorWrite,
+  type PlanWrites, type Plan, type PlanInput, type Operation, type OperationName, type TriggerKind,
+} from "./declare.js";

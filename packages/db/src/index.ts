@@ -6,3 +6,5 @@ export * from "./admin.js";
 export { applyMigrations, createDatabaseIfMissing } from "./migrate.js";
 export * from "./firing.js";
 export * from "./dashboard.js";
+export * from "./policies.js";
+export * from "./declare.js";

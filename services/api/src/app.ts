@@ -5,10 +5,14 @@ import { dbPing } from "@ttr/db";
 import { handleOps, prom, redisPing } from "@ttr/platform";
 import type { Deps } from "./deps.js";
 import { errorHandler, notFoundHandler } from "./http/errors.js";
+import { bulkRoute } from "./routes/bulk.js";
 import { cancelRoute } from "./routes/cancel.js";
 import { dashboardRoutes } from "./routes/dashboard.js";
+import { dashboardUiRoutes } from "./routes/dashboard-ui.js";
+import { declareRoute } from "./routes/declare.js";
 import { scheduleRoute } from "./routes/schedule.js";
 import { sessionRoutes } from "./routes/session.js";
+import { tagPoliciesRoutes } from "./routes/tag-policies.js";
 
 export function createApp(deps: Deps): express.Express {
   const app = express();
@@ -53,10 +57,14 @@ export function createApp(deps: Deps): express.Express {
 
   app.all("/schedule", scheduleRoute(deps));
   app.delete("/cancel", cancelRoute(deps));
+  app.post("/declare", declareRoute(deps));
+  app.post("/bulk", bulkRoute(deps));
   // Dashboard session API (CONTRACT §5)
   app.use(sessionRoutes(deps));
   app.use(dashboardRoutes(deps));
 
+  app.use(tagPoliciesRoutes(deps));
+  app.use("/dashboard", dashboardUiRoutes());
   app.use(notFoundHandler);
   app.use(errorHandler(deps.log));
   return app;

@@ -1,0 +1,363 @@
+// The diff of POST /declare and the upserts of POST /bulk as pure functions
+// (SPEC §4 POST /declare "Diff rules" and rules 1–12, SPEC §4 POST /bulk,
+// CONTRACT §6): given the stored candidates, the checked items, the request
+// moment and an id source, what to answer and what to write. No I/O.
+//
+// Decisions where SPEC leaves room:
+// - headers compare as objects (names case-sensitive, values exact, order
+//   ignored), tags as sets, bodies by their bytes (SHA-256 of each side);
+//   a trigger created by /schedule compares the same way.
+// - when several pending triggers in scope hold an item's key, the newest of
+//   the item's kind is matched, else the newest of the other kind; /declare
+//   cancels the others like any candidate not matched, /bulk leaves them.
+// - instances are handled through their recurring trigger, never as keyless
+//   one-shots: an instance whose recurring trigger does not carry the tag is
+//   not a candidate.
+// - the upcoming instance replaced because a recurring item changed gets no
+//   entry (rule 5); every other registered, skipped or retrying instance of a
+//   recurring trigger that stays declared is cancelled with an entry (rules 3
+//   and 10), and each such trigger gets a new upcoming instance.
+import { createHash } from "node:crypto";
+import { nextCronTime } from "./cron.js";
+import { type HeaderPairs, headersObject } from "./headers.js";
+import type { ScheduledAt } from "./scheduled-at.js";
+
+export type TriggerKind = "job" | "generator";
+export type OperationName = "added" | "skipped" | "unchanged" | "updated" | "cancelled";
+
+/** An operation entry of the /declare and /bulk responses. */
+export interface Operation {
+  operation: OperationName;
+  customKey: string | null;
+  kind: TriggerKind;
+  id: string;
+  changedFields?: string[];
+}
+
+/** What an item stores (SPEC §4 item fields and rules 3–5). */
+export interface ItemRequest {
+  url: string;
+  /** upper-cased */
+  method: string;
+  /** the item's header object as pairs, in its order */
+  headers: HeaderPairs;
+  body: Uint8Array | null;
+  title: string | null;
+  /** the item's tags plus the declared tag, each once */
+  tags: string[];
+}
+
+export interface DeclaredItem extends ItemRequest {
+  customKey: string | null;
+  when: ScheduledAt;
+}
+
+interface StoredRequest {
+  id: string;
+  customKey: string | null;
+  url: string;
+  method: string;
+  headers: HeaderPairs;
+  /** SHA-256 hex of the stored body, null without one */
+  bodyHash: string | null;
+  title: string | null;
+  tags: string[] | null;
+  createdAt: Date;
+}
+
+/** A one-shot trigger or an instance (generatorId set) as loaded for a diff. */
+export interface StoredJob extends StoredRequest {
+  generatorId: string | null;
+  status: string;
+  scheduledAt: Date;
+}
+
+export interface StoredGenerator extends StoredRequest {
+  cronExpr: string;
+  tz: string;
+}
+
+export interface JobWrite extends ItemRequest {
+  id: string;
+  customKey: string | null;
+  status: "registered" | "skipped";
+  scheduledAt: Date;
+}
+
+export interface GeneratorWrite extends ItemRequest {
+  id: string;
+  customKey: string | null;
+  cronExpr: string;
+  tz: string;
+}
+
+export interface PlanWrites {
+  /** `queued`: the trigger may be queued (a /declare cancellation) */
+  cancelJobs: Array<{ id: string; queued: boolean }>;
+  cancelGenerators: string[];
+  updateJobs: JobWrite[];
+  updateGenerators: GeneratorWrite[];
+  insertJobs: JobWrite[];
+  insertGenerators: GeneratorWrite[];
+  /** recurring triggers that get a new upcoming instance; a registered one is cancelled first */
+  nextInstances: Array<{ generatorId: string; at: Date }>;
+}
+
+export interface Plan {
+  /** one per item, in request order */
+  items: Operation[];
+  /** /declare only: one-shots and instances first, then recurring triggers */
+  cancelled: Operation[];
+  writes: PlanWrites;
+}
+
+export interface PlanInput {
+  items: DeclaredItem[];
+  /** pending one-shots in scope; for /declare also its queued ones and the instances of `generators` */
+  jobs: StoredJob[];
+  /** active recurring triggers in scope */
+  generators: StoredGenerator[];
+  /** the request moment */
+  now: Date;
+  runMissed: boolean;
+  newId: () => string;
+}
+
+const PENDING = new Set(["registered", "skipped", "retrying"]);
+const JOB_FIELDS = ["scheduledAt", "url", "method", "headers", "body", "title", "tags"] as const;
+const GENERATOR_FIELDS = ["cronExpr", "tz", "url", "method", "headers", "body", "title", "tags"] as const;
+
+/**
+ * Item rule 4: no body for omitted or null; `{_tag: "text" | "base64", value}`
+ * as UTF-8 text or decoded bytes (Node's decoder skips invalid characters);
+ * anything else as compact JSON. An empty result is no body.
+ */
+export function encodeItemBody(body: unknown): Buffer | null {
+  if (body === undefined || body === null) return null;
+  let bytes: Buffer;
+  const tagged = typeof body === "object" && !Array.isArray(body) ? (body as { _tag?: unknown; value?: unknown }) : null;
+  if (tagged && tagged._tag === "text" && typeof tagged.value === "string") bytes = Buffer.from(tagged.value, "utf8");
+  else if (tagged && tagged._tag === "base64" && typeof tagged.value === "string") bytes = Buffer.from(tagged.value, "base64");
+  else bytes = Buffer.from(JSON.stringify(body), "utf8");
+  return bytes.length === 0 ? null : bytes;
+}
+
+export function bodyHash(body: Uint8Array | null): string | null {
+  return body === null ? null : createHash("sha256").update(body).digest("hex");
+}
+
+/** Item rule 3: the item's tags plus the declared one (listed once even if the item names it). */
+export function itemTags(tags: readonly string[], declared: string | null): string[] {
+  return declared === null || tags.includes(declared) ? [...tags] : [...tags, declared];
+}
+
+/** SPEC §3 Creation and §4 rule 7: past-dated one-shots are skipped unless runMissed or now-based. */
+export function oneShotStatus(when: Extract<ScheduledAt, { kind: "once" }>, now: Date, runMissed: boolean): "registered" | "skipped" {
+  if (when.nowBased || runMissed) return "registered";
+  return when.at.getTime() <= now.getTime() ? "skipped" : "registered";
+}
+
+const samePairs = (a: HeaderPairs, b: HeaderPairs) => a.length === b.length && a.every(([n, v], i) => b[i]![0] === n && b[i]![1] === v);
+
+function sameHeaders(stored: HeaderPairs, next: HeaderPairs): boolean {
+  if (samePairs(stored, next)) return true;
+  const a = headersObject(stored);
+  const b = headersObject(next);
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && a[k] === b[k]);
+}
+
+function sameTags(stored: string[] | null, next: string[]): boolean {
+  if (stored !== null && stored.length === next.length && stored.every((t, i) => t === next[i])) return true;
+  const a = [...new Set(stored ?? [])].sort();
+  const b = [...new Set(next)].sort();
+  return a.length === b.length && a.every((t, i) => t === b[i]);
+}
+
+/** Changed request fields, in SPEC's changedFields order. */
+function changedRequest(stored: StoredRequest, item: ItemRequest, hash: string | null): Set<string> {
+  const changed = new Set<string>();
+  if (stored.url !== item.url) changed.add("url");
+  if (stored.method !== item.method) changed.add("method");
+  if (!sameHeaders(stored.headers, item.headers)) changed.add("headers");
+  if (stored.bodyHash !== hash) changed.add("body");
+  if (stored.title !== item.title) changed.add("title");
+  if (!sameTags(stored.tags, item.tags)) changed.add("tags");
+  return changed;
+}
+
+export function changedJobFields(stored: StoredJob, item: ItemRequest, at: Date): string[] {
+  const changed = changedRequest(stored, item, bodyHash(item.body));
+  if (stored.scheduledAt.getTime() !== at.getTime()) changed.add("scheduledAt");
+  return JOB_FIELDS.filter((f) => changed.has(f));
+}
+
+export function changedGeneratorFields(stored: StoredGenerator, item: ItemRequest, cronExpr: string, tz: string): string[] {
+  const changed = changedRequest(stored, item, bodyHash(item.body));
+  if (stored.cronExpr !== cronExpr) changed.add("cronExpr");
+  if (stored.tz !== tz) changed.add("tz");
+  return GENERATOR_FIELDS.filter((f) => changed.has(f));
+}
+
+type Candidate = { kind: "job"; row: StoredJob } | { kind: "generator"; row: StoredGenerator };
+
+const newestFirst = (a: Candidate, b: Candidate) => b.row.createdAt.getTime() - a.row.createdAt.getTime() || (a.row.id < b.row.id ? 1 : -1);
+const oldestFirst = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }) =>
+  a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+function request(item: DeclaredItem): ItemRequest {
+  return { url: item.url, method: item.method, headers: item.headers, body: item.body, title: item.title, tags: item.tags };
+}
+
+/** Diffs items against candidates: one operation per item and the writes they need (SPEC §4 diff table). */
+function diffItems(input: PlanInput) {
+  const { now, runMissed, newId } = input;
+  const byKey = new Map<string, Candidate[]>();
+  const add = (key: string | null, c: Candidate) => {
+    if (key === null) return;
+    const list = byKey.get(key);
+    if (list) list.push(c);
+    else byKey.set(key, [c]);
+  };
+  for (const row of input.jobs) if (row.generatorId === null && PENDING.has(row.status)) add(row.customKey, { kind: "job", row });
+  for (const row of input.generators) add(row.customKey, { kind: "generator", row });
+
+  const writes: PlanWrites = {
+    cancelJobs: [],
+    cancelGenerators: [],
+    updateJobs: [],
+    updateGenerators: [],
+    insertJobs: [],
+    insertGenerators: [],
+    nextInstances: [],
+  };
+  const matched = new Set<string>();
+  /** recurring triggers kept as they were (`unchanged`) or changed in place (`updated`) */
+  const kept = new Map<string, "unchanged" | "updated">();
+  const nextRun = memoNextRun(now);
+  const create = (item: DeclaredItem) => createFor(item, writes, { now, runMissed, id: newId(), nextRun });
+
+  const items = input.items.map((item): Operation => {
+    const op = (operation: OperationName, kind: TriggerKind, id: string, changedFields?: string[]): Operation =>
+      changedFields ? { operation, customKey: item.customKey, kind, id, changedFields } : { operation, customKey: item.customKey, kind, id };
+    const candidates = item.customKey === null ? [] : (byKey.get(item.customKey) ?? []).slice().sort(newestFirst);
+    const when = item.when;
+    const match = candidates.find((c) => c.kind === (when.kind === "cron" ? "generator" : "job")) ?? candidates[0];
+    if (match === undefined) {
+      const created = create(item);
+      return op(created.skipped ? "skipped" : "added", created.kind, created.id);
+    }
+    matched.add(match.row.id);
+
+    if (match.kind === "job" && when.kind === "once") {
+      const changed = changedJobFields(match.row, item, when.at);
+      if (changed.length === 0) return op("unchanged", "job", match.row.id);
+      if (match.row.status === "retrying") {
+        // Replaced, not edited: the old trigger and its planned retry are cancelled without an entry (rule 5).
+        writes.cancelJobs.push({ id: match.row.id, queued: false });
+        return op("updated", "job", create(item).id, changed);
+      }
+      const status = oneShotStatus(when, now, runMissed);
+      writes.updateJobs.push({ ...request(item), id: match.row.id, customKey: match.row.customKey, status, scheduledAt: when.at });
+      return op("updated", "job", match.row.id, changed);
+    }
+    if (match.kind === "generator" && when.kind === "cron") {
+      const changed = changedGeneratorFields(match.row, item, when.expr, when.tz);
+      kept.set(match.row.id, changed.length === 0 ? "unchanged" : "updated");
+      if (changed.length === 0) return op("unchanged", "generator", match.row.id);
+      writes.updateGenerators.push({ ...request(item), id: match.row.id, customKey: match.row.customKey, cronExpr: when.expr, tz: when.tz });
+      writes.nextInstances.push({ generatorId: match.row.id, at: nextRun(when.expr, when.tz) });
+      return op("updated", "generator", match.row.id, changed);
+    }
+    // A kind switch: the old trigger is cancelled without an entry and a new one takes the key.
+    if (match.kind === "job") writes.cancelJobs.push({ id: match.row.id, queued: false });
+    else writes.cancelGenerators.push(match.row.id);
+    const created = create(item);
+    return op("updated", created.kind, created.id, [match.kind === "job" ? "kind:job→generator" : "kind:generator→job"]);
+  });
+  return { items, writes, matched, kept, nextRun };
+}
+
+function createFor(
+  item: DeclaredItem,
+  writes: PlanWrites,
+  ctx: { now: Date; runMissed: boolean; id: string; nextRun: (expr: string, tz: string) => Date },
+): { id: string; kind: TriggerKind; skipped: boolean } {
+  const { id } = ctx;
+  if (item.when.kind === "cron") {
+    const { expr, tz } = item.when;
+    writes.insertGenerators.push({ ...request(item), id, customKey: item.customKey, cronExpr: expr, tz });
+    writes.nextInstances.push({ generatorId: id, at: ctx.nextRun(expr, tz) });
+    return { id, kind: "generator", skipped: false };
+  }
+  const status = oneShotStatus(item.when, ctx.now, ctx.runMissed);
+  writes.insertJobs.push({ ...request(item), id, customKey: item.customKey, status, scheduledAt: item.when.at });
+  return { id, kind: "job", skipped: status === "skipped" };
+}
+
+/** Cron next times for one call: every recurring trigger with the same schedule gets the same time. */
+function memoNextRun(now: Date): (expr: string, tz: string) => Date {
+  const memo = new Map<string, Date>();
+  return (expr, tz) => {
+    const key = `${tz} ${expr}`;
+    let at = memo.get(key);
+    if (at === undefined) {
+      at = nextCronTime(expr, tz, now);
+      memo.set(key, at);
+    }
+    return at;
+  };
+}
+
+/** The upserts of /bulk: items matched by key among the project's pending triggers; nothing else is cancelled. */
+export function planUpserts(input: PlanInput): Plan {
+  const { items, writes } = diffItems(input);
+  return { items, cancelled: [], writes };
+}
+
+/**
+ * /declare: the diff, then the cancellations of SPEC §4 rules 3–6 and 10.
+ * `input.jobs` holds the tag's pending and queued one-shots and the
+ * registered, skipped, retrying and queued instances of `input.generators`.
+ */
+export function planDeclare(input: PlanInput): Plan {
+  const { items, writes, matched, kept, nextRun } = diffItems(input);
+  const listed = new Set(input.items.map((i) => i.customKey).filter((k): k is string => k !== null));
+  const jobEntries: StoredJob[] = [];
+
+  for (const row of input.jobs) {
+    if (row.generatorId === null) {
+      // Rules 3 and 6: pending ones not matched (absent keys, keyless ones), queued ones unless their key is listed.
+      const cancel = PENDING.has(row.status) ? !matched.has(row.id) : row.customKey === null || !listed.has(row.customKey);
+      if (cancel) jobEntries.push(row);
+      continue;
+    }
+    // Rules 4, 5 and 10: instances go with their recurring trigger. Queued ones of a kept trigger still fire;
+    // the upcoming one replaced because its trigger changed is cancelled without an entry (by nextInstances).
+    const state = kept.get(row.generatorId);
+    if (state === undefined || row.status === "queued") continue;
+    if (row.status === "registered" && state === "updated") continue;
+    jobEntries.push(row);
+  }
+  for (const g of input.generators) {
+    if (kept.get(g.id) === "unchanged") writes.nextInstances.push({ generatorId: g.id, at: nextRun(g.cronExpr, g.tz) });
+  }
+  const generatorEntries = input.generators.filter((g) => !matched.has(g.id));
+
+  jobEntries.sort(oldestFirst);
+  generatorEntries.sort(oldestFirst);
+  for (const row of jobEntries) writes.cancelJobs.push({ id: row.id, queued: true });
+  for (const g of generatorEntries) writes.cancelGenerators.push(g.id);
+  const cancelled: Operation[] = [
+    ...jobEntries.map((r): Operation => ({ operation: "cancelled", customKey: r.customKey, kind: "job", id: r.id })),
+    ...generatorEntries.map((g): Operation => ({ operation: "cancelled", customKey: g.customKey, kind: "generator", id: g.id })),
+  ];
+  return { items, cancelled, writes };
+}
+
+/** Counts per operation name, in the order given. */
+export function summarize<K extends OperationName>(ops: readonly Operation[], names: readonly K[]): Record<K, number> {
+  const out = Object.fromEntries(names.map((n) => [n, 0])) as Record<K, number>;
+  for (const op of ops) if (op.operation in out) out[op.operation as K]++;
+  return out;
+}

@@ -1,0 +1,256 @@
+// Tag policies as the api stores them (SPEC §2 "Tag policy", SPEC §4
+// "/tag-policies" and its Throughput subsection, SPEC §7 "/tag-policies
+// checks, in order"). Two stages, as SPEC §7 orders them:
+//
+// 1. The body's format: the joi schemas below. A mismatch is a 400 with an
+//    empty body and is reported before the credentials are looked at.
+// 2. The values: checkPolicy, run after authentication and (on PUT) after
+//    the policy was found. It reports the first failing validation message
+//    of SPEC §7, in the listed order, and returns the policy to store.
+//
+// JSON numbers: JSON.parse reads an overflowing literal such as 1e400 as
+// Infinity, so non-finite values do reach these checks. They are left to the
+// range checks (a throughput rate of Infinity is message 6, a timeout of
+// Infinity message 3), except for the two integer fields with no upper bound.
+import Joi from "joi";
+import { badRequest } from "./errors.js";
+import type { RetryFields, RetryOn, RetryStrategy } from "./retry.js";
+import { isPolicyTag } from "./tags.js";
+
+/** `{window: rate}`, e.g. `{"1m": 10, "1d": 0.5}` (SPEC §4 Throughput). */
+export type Throughput = Record<string, number>;
+
+/** Every stored field of a policy but its identity and timestamps. */
+export interface PolicySettings extends RetryFields {
+  tag: string;
+  /** null, never `{}`: an empty map means no limit and is stored as null */
+  throughput: Throughput | null;
+  maxConcurrent: number | null;
+  requestTimeoutSeconds: number | null;
+}
+
+/** A POST or PUT body once its format passed; absent fields are undefined, cleared ones null. */
+export interface PolicyBody {
+  tag?: string;
+  throughput?: Throughput | null;
+  maxConcurrent?: number | null;
+  requestTimeoutSeconds?: number | null;
+  retryStrategy?: RetryStrategy;
+  retryInitialDelaySeconds?: number | null;
+  retryMaxDelaySeconds?: number | null;
+  retryMaxAttempts?: number | null;
+  retryJitter?: boolean;
+  retryOn?: RetryOn;
+}
+
+/** The defaults of SPEC §2's table: what a POST resets omitted fields to. */
+export const POLICY_DEFAULTS: Omit<PolicySettings, "tag"> = {
+  throughput: null,
+  maxConcurrent: null,
+  requestTimeoutSeconds: null,
+  retryStrategy: "none",
+  retryInitialDelaySeconds: null,
+  retryMaxDelaySeconds: null,
+  retryMaxAttempts: null,
+  retryJitter: false,
+  retryOn: "5xx_and_network",
+};
+
+/** SPEC §4 Throughput rule 1: a whole number without leading zeros and one unit. */
+const WINDOW_KEY = /^[1-9][0-9]*[smhd]$/;
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+
+export const MAX_THROUGHPUT_WINDOWS = 8;
+/** SPEC §4 Throughput rule 7. */
+export const MAX_EFFECTIVE_WINDOW_SECONDS = 30 * 86400;
+/**
+ * A stretched window may pass the maximum by this much. A decimal rate such
+ * as 1/30 of a window is not exact in binary floating point, and dividing by
+ * it can land a few nanoseconds past 30 days; the scheduler works in whole
+ * seconds, so a millisecond of slack decides nothing else.
+ */
+const STRETCH_SLACK_SECONDS = 0.001;
+/** The integer columns are 32-bit; the bounded fields never get near this. */
+const MAX_STORED_INTEGER = 2_147_483_647;
+const MAX_DELAY_SECONDS = 86400;
+
+export function isWindowKey(key: string): boolean {
+  return WINDOW_KEY.test(key);
+}
+
+/** Length of a throughput window key in seconds (`"90s"` → 90, `"1d"` → 86400). */
+export function parseWindow(key: string): number {
+  if (!WINDOW_KEY.test(key)) throw new RangeError(`Malformed throughput window: ${key}`);
+  return Number(key.slice(0, -1)) * UNIT_SECONDS[key.slice(-1)]!;
+}
+
+/**
+ * The window a rate really spans (SPEC §4 Throughput rules 4–7): a rate
+ * between 0 and 1 allows one request per window/rate; otherwise the window
+ * is what it says. A rate of 0 blocks the tag and stretches nothing.
+ */
+export function effectiveWindowSeconds(windowSeconds: number, rate: number): number {
+  return rate > 0 && rate < 1 ? windowSeconds / rate : windowSeconds;
+}
+
+// ---- stage 1: format (SPEC §7 row "400, empty body") ------------------------
+
+/** Any JSON number, including the ±Infinity of an overflowing literal; ranges are stage 2's. */
+const jsonNumber = () => Joi.number().unsafe().allow(Infinity, -Infinity);
+/**
+ * maxConcurrent and retryMaxAttempts have no upper bound in SPEC §2, so a
+ * value past the stored integer's range (1e10, or 1e400 read as Infinity)
+ * cannot be an integer of that field: a wrong type, like a string.
+ */
+const unboundedInteger = () => Joi.number().unsafe().allow(-Infinity).max(MAX_STORED_INTEGER);
+
+/**
+ * joi drops a `__proto__` key silently where JSON.parse keeps it as an own
+ * key; it is no window either, so the original object is checked too.
+ */
+const onlyWindowKeys: Joi.CustomValidator = (value, helpers) =>
+  Object.keys(helpers.original as object).every(isWindowKey) ? value : helpers.error("object.unknown");
+
+const FIELDS = {
+  // "" is a value for stage 2 (message 1), not a format error
+  tag: Joi.string().allow(""),
+  throughput: Joi.object().pattern(WINDOW_KEY, jsonNumber()).custom(onlyWindowKeys).allow(null),
+  maxConcurrent: unboundedInteger().allow(null),
+  requestTimeoutSeconds: jsonNumber().allow(null),
+  retryStrategy: Joi.string().valid("none", "fixed", "exponential"),
+  retryInitialDelaySeconds: jsonNumber().allow(null),
+  retryMaxDelaySeconds: jsonNumber().allow(null),
+  retryMaxAttempts: unboundedInteger().allow(null),
+  retryJitter: Joi.boolean(),
+  retryOn: Joi.string().valid("network_only", "5xx_and_network", "non_2xx"),
+};
+
+/**
+ * PUT's body: any subset of the fields; `tag`, `retryStrategy`,
+ * `retryJitter` and `retryOn` may not be null (SPEC §4 /tag-policies rule 5).
+ * Unknown fields are ignored (SPEC §2 rule 2). Validate with convert off, so
+ * `"5"` is not a number and `"true"` not a boolean.
+ */
+export const policyUpdateBody: Joi.ObjectSchema<PolicyBody> = Joi.object<PolicyBody>(FIELDS).unknown(true).required();
+
+/** POST's body: as PUT's, and `tag` is required. */
+export const policyCreateBody: Joi.ObjectSchema<PolicyBody> = policyUpdateBody.keys({ tag: FIELDS.tag.required() });
+
+// ---- stage 2: values (SPEC §7 validation messages 1–12) ---------------------
+
+const at = (value: number | null | undefined): value is number => value !== null && value !== undefined;
+
+/** SPEC §4 /tag-policies rule 2: what makes a new policy worth having. */
+function setsALimit(body: PolicyBody): boolean {
+  return (
+    at(body.maxConcurrent) ||
+    at(body.requestTimeoutSeconds) ||
+    (body.throughput != null && Object.keys(body.throughput).length > 0) ||
+    body.retryStrategy === "fixed" ||
+    body.retryStrategy === "exponential"
+  );
+}
+
+/** Messages 5–7. All rates are checked for 6 before any window for 7, as the list orders them. */
+function checkThroughput(throughput: Throughput): void {
+  const windows = Object.entries(throughput);
+  if (windows.length > MAX_THROUGHPUT_WINDOWS) {
+    throw badRequest(`At most ${MAX_THROUGHPUT_WINDOWS} throughput windows per policy`);
+  }
+  for (const [window, rate] of windows) {
+    if (!(Number.isFinite(rate) && rate >= 0)) throw badRequest(`Throughput rate for '${window}' must be a finite number ≥ 0`);
+  }
+  for (const [window, rate] of windows) {
+    const effective = effectiveWindowSeconds(parseWindow(window), rate);
+    if (effective > MAX_EFFECTIVE_WINDOW_SECONDS + STRETCH_SLACK_SECONDS) {
+      const stretched = rate > 0 && rate < 1 ? " (rates below 1 stretch the window by 1/rate)" : "";
+      throw badRequest(`Effective window for '${window}' at rate ${rate} exceeds the 30-day maximum${stretched}`);
+    }
+  }
+}
+
+/**
+ * Messages 8–12 on the retry fields the policy will have. Range checks see
+ * the values as sent, before rounding down (SPEC §2 rule 1).
+ *
+ * A negative initial delay is refused with message 9 whatever the strategy:
+ * SPEC §2 gives the field the range 0 to 86400, message 9 is the only one
+ * naming its lower bound, and storing it under `none` would only move the
+ * error to the PUT that later switches the strategy on.
+ */
+function checkRetry(p: RetryFields): void {
+  if (at(p.retryMaxAttempts) && !(p.retryMaxAttempts >= 1)) {
+    throw badRequest("retryMaxAttempts must be ≥ 1 (or null for unlimited)");
+  }
+  const retrying = p.retryStrategy === "fixed" || p.retryStrategy === "exponential";
+  const initial = p.retryInitialDelaySeconds;
+  if ((retrying && !at(initial)) || (at(initial) && !(initial >= 0))) {
+    throw badRequest("retryInitialDelaySeconds is required (≥0) when retryStrategy is 'fixed' or 'exponential'");
+  }
+  if (at(p.retryMaxDelaySeconds) && !(p.retryMaxDelaySeconds >= 0)) throw badRequest("retryMaxDelaySeconds must be ≥ 0");
+  if (at(initial) && initial > MAX_DELAY_SECONDS) throw badRequest("retryInitialDelaySeconds must be ≤ 86400 (1 day)");
+  if (at(p.retryMaxDelaySeconds) && p.retryMaxDelaySeconds > MAX_DELAY_SECONDS) {
+    throw badRequest("retryMaxDelaySeconds must be ≤ 86400 (1 day)");
+  }
+}
+
+/** The sent value, null included; the kept one when the field was left out. */
+const sent = <T>(value: T | undefined, kept: T): T => (value === undefined ? kept : value);
+
+/** SPEC §2 rule 1: integer fields are stored rounded down; rates keep their decimals. `+ 0` turns a sent -0 into 0. */
+const floor = (value: number | null): number | null => (value === null ? null : Math.floor(value) + 0);
+
+/**
+ * Checks a POST body (`current` null) or a PUT body against the policy it
+ * changes, in the order of SPEC §7's validation messages, and returns the
+ * policy to store. Throws BadRequest with the first failing message.
+ *
+ * POST starts from the defaults, so omitted fields are reset (SPEC §4 rule 3);
+ * PUT starts from `current`, so only sent fields change and a sent null
+ * clears (rule 5). The retry messages judge the merged result (rule 7): a
+ * switch to `fixed` needs a delay sent or already stored, and a stored delay
+ * cannot be cleared under `fixed` or `exponential`. Checks 1 and 3–7 look at
+ * sent values only; stored ones passed them when they were sent.
+ *
+ * Not checked here: whether a renamed-to tag already has a policy (that
+ * takes the database; see the route).
+ */
+export function checkPolicy(body: PolicyBody, current: PolicySettings | null): PolicySettings {
+  // policyCreateBody requires the tag; a caller that skipped it has a bug
+  if (current === null && body.tag === undefined) throw new TypeError("checkPolicy: a new policy needs a tag");
+  if (body.tag !== undefined && !isPolicyTag(body.tag)) {
+    throw badRequest("Invalid tag (only a-z 0-9 _ - allowed, max 50 chars)");
+  }
+  if (current === null && !setsALimit(body)) {
+    throw badRequest("At least one of throughput, concurrency, timeout, or retry strategy must be specified");
+  }
+  const timeout = body.requestTimeoutSeconds;
+  if (at(timeout) && !(timeout >= 1 && timeout <= 3600)) throw badRequest("requestTimeoutSeconds must be between 1 and 3600");
+  if (at(body.maxConcurrent) && !(body.maxConcurrent >= 1)) throw badRequest("maxConcurrent must be ≥ 1");
+  if (body.throughput != null) checkThroughput(body.throughput);
+
+  const base = current ?? { tag: body.tag!, ...POLICY_DEFAULTS };
+  const next: PolicySettings = {
+    tag: sent(body.tag, base.tag),
+    throughput: sent(body.throughput, base.throughput),
+    maxConcurrent: sent(body.maxConcurrent, base.maxConcurrent),
+    requestTimeoutSeconds: sent(body.requestTimeoutSeconds, base.requestTimeoutSeconds),
+    retryStrategy: sent(body.retryStrategy, base.retryStrategy),
+    retryInitialDelaySeconds: sent(body.retryInitialDelaySeconds, base.retryInitialDelaySeconds),
+    retryMaxDelaySeconds: sent(body.retryMaxDelaySeconds, base.retryMaxDelaySeconds),
+    retryMaxAttempts: sent(body.retryMaxAttempts, base.retryMaxAttempts),
+    retryJitter: sent(body.retryJitter, base.retryJitter),
+    retryOn: sent(body.retryOn, base.retryOn),
+  };
+  checkRetry(next);
+
+  return {
+    ...next,
+    throughput: next.throughput !== null && Object.keys(next.throughput).length > 0 ? { ...next.throughput } : null,
+    maxConcurrent: floor(next.maxConcurrent),
+    requestTimeoutSeconds: floor(next.requestTimeoutSeconds),
+    retryInitialDelaySeconds: floor(next.retryInitialDelaySeconds),
+    retryMaxDelaySeconds: floor(next.retryMaxDelaySeconds),
+    retryMaxAttempts: floor(next.retryMaxAttempts),
+  };
+}

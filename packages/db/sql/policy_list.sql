@@ -1,0 +1,12 @@
+-- A project's tag policies, newest first by creation (SPEC §4 /tag-policies
+-- rule 1: no pagination). id breaks ties between policies created in the
+-- same millisecond, so the order is stable.
+-- Params: $1 project_id. Returns the policies.
+SELECT id::text AS id, project_id::text AS "projectId", tag, throughput,
+       max_concurrent AS "maxConcurrent", request_timeout_seconds AS "requestTimeoutSeconds",
+       retry_strategy::text AS "retryStrategy", retry_initial_delay_seconds AS "retryInitialDelaySeconds",
+       retry_max_delay_seconds AS "retryMaxDelaySeconds", retry_max_attempts AS "retryMaxAttempts",
+       retry_jitter AS "retryJitter", retry_on::text AS "retryOn", created_at AS "createdAt", updated_at AS "updatedAt"
+FROM tag_policies
+WHERE project_id = $1::uuid
+ORDER BY created_at DESC, id DESC

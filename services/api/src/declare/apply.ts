@@ -1,0 +1,73 @@
+// Applies an accepted /declare or /bulk call inside one transaction (every
+// item has passed its checks already). The whole call is atomic: a failure
+// midway rolls everything back and the tag's set stays as it was. This is
+// stricter than SPEC §4 /declare rule 11, which allows a partial result.
+import { randomUUID } from "node:crypto";
+import { type DeclaredItem, type Operation, planDeclare, planUpserts } from "@ttr/core";
+import * as db from "@ttr/db";
+import type { SqlRunner } from "@ttr/db";
+import { type CancelEntry, cancelTargets, planCancels } from "./cancels.js";
+import type { RawCancel } from "./schema.js";
+import { writePlan } from "./write.js";
+
+/** Large declarations take a while to write, and a busy pool a while to hand out a connection. */
+export const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 60_000 };
+
+export interface DeclareCall {
+  projectId: string;
+  tag: string;
+  items: DeclaredItem[];
+  /** the request moment */
+  now: Date;
+  runMissed: boolean;
+}
+
+/** SPEC §4 /declare: the operations, items in request order, then the cancellations. */
+export async function applyDeclare(tx: SqlRunner, call: DeclareCall): Promise<Operation[]> {
+  const { projectId, tag } = call;
+  await db.lockProjectDeclarations(tx, projectId);
+  // One-shots and instances are locked before recurring triggers, in the scheduler's order.
+  const jobs = await db.declareCandidateJobs(tx, projectId, tag);
+  const generators = await db.declareCandidateGenerators(tx, projectId, tag);
+  const plan = planDeclare({ items: call.items, jobs, generators, now: call.now, runMissed: call.runMissed, newId: randomUUID });
+  await writePlan(tx, projectId, plan.writes, { waitingInstances: true });
+  return [...plan.items, ...plan.cancelled];
+}
+
+export interface BulkCall {
+  projectId: string;
+  upserts: DeclaredItem[];
+  cancels: RawCancel[];
+  now: Date;
+  runMissed: boolean;
+}
+
+/**
+ * SPEC §4 /bulk, CONTRACT §6. Cancels act on the triggers that existed
+ * before the call and run first, so an upsert is never cancelled by the
+ * call that made it and an upsert whose old trigger was cancelled creates
+ * a new one.
+ */
+export async function applyBulk(tx: SqlRunner, call: BulkCall): Promise<{ upserts: Operation[]; cancelled: CancelEntry[] }> {
+  const { projectId } = call;
+  await db.lockProjectDeclarations(tx, projectId);
+
+  const targets = cancelTargets(call.cancels);
+  const cancels = planCancels(targets, await db.resolveCancelTargets(tx, projectId, targets));
+  const jobs = new Set(await db.cancelJobRows(tx, projectId, cancels.jobs));
+  const generators = new Set(await db.cancelGeneratorRows(tx, projectId, cancels.generators, false));
+  // A target not locked when resolved may have moved on meanwhile: only what was cancelled is reported.
+  const cancelled = cancels.entries.filter((e) => (e.kind === "job" ? jobs : generators).has(e.id));
+
+  const keys = [...new Set(call.upserts.map((u) => u.customKey).filter((k): k is string => k !== null))];
+  const plan = planUpserts({
+    items: call.upserts,
+    jobs: await db.pendingJobsByKey(tx, projectId, keys),
+    generators: await db.activeGeneratorsByKey(tx, projectId, keys),
+    now: call.now,
+    runMissed: call.runMissed,
+    newId: randomUUID,
+  });
+  await writePlan(tx, projectId, plan.writes, { waitingInstances: false });
+  return { upserts: plan.items, cancelled };
+}

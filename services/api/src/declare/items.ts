@@ -1,0 +1,97 @@
+// The value checks of /declare items and /bulk upserts, after the body's
+// shape and the credentials (SPEC §7 "/declare checks, in order" and "/bulk
+// differences"): duplicate custom keys across the list first, then each item
+// in order: a tag repeated in its `tags`, its scheduledAt (the /schedule date
+// messages), its title (CONTRACT §8). Only the first failure is reported.
+// Nothing is written before every item has passed.
+import { ApiError, badRequest, checkTitle, encodeItemBody, itemTags, parseScheduledAt, type DeclaredItem, type ScheduledAt } from "@ttr/core";
+import type { RawItem } from "./schema.js";
+
+export interface ListWords {
+  /** `items` or `upserts` */
+  list: string;
+  /** `Item` or `Upsert` */
+  label: string;
+}
+
+export const DECLARE_WORDS: ListWords = { list: "items", label: "Item" };
+export const BULK_WORDS: ListWords = { list: "upserts", label: "Upsert" };
+
+/**
+ * Accepted `cron(...)` values, across calls: checking one costs about half a
+ * millisecond (cron-parser and Intl), and whether a five-field schedule is
+ * valid does not depend on the moment, so a declaration re-sent every few
+ * minutes parses each schedule once. Bounded; failures are not kept.
+ */
+const knownCron = new Map<string, ScheduledAt>();
+const KNOWN_CRON_MAX = 20_000;
+
+/** The item's own check messages carry `<label> <key>: ` in front; `<key>` is `(no customKey)` for keyless ones. */
+function prefixed<T>(words: ListWords, key: string | undefined, check: () => T): T {
+  try {
+    return check();
+  } catch (err) {
+    if (err instanceof ApiError && err.tag === "BadRequest") throw badRequest(`${words.label} ${key ?? "(no customKey)"}: ${err.message}`);
+    throw err;
+  }
+}
+
+/**
+ * Checks every item and resolves it to what would be stored. `tag` is the
+ * declared tag added to every item (null for /bulk, which adds none).
+ */
+export function checkItems(raw: RawItem[], opts: { now: Date; tag: string | null; words: ListWords }): DeclaredItem[] {
+  const { now, words } = opts;
+  const keys = new Set<string>();
+  for (const item of raw) {
+    if (item.customKey === undefined) continue;
+    if (keys.has(item.customKey)) throw badRequest(`Duplicate customKey in ${words.list}: ${item.customKey}`);
+    keys.add(item.customKey);
+  }
+
+  // The same value always parses the same within a call (one `now`), so each distinct one is parsed once.
+  const dates = new Map<string, ScheduledAt | ApiError>();
+  const when = (value: string): ScheduledAt => {
+    let parsed = dates.get(value) ?? knownCron.get(value);
+    if (parsed === undefined) {
+      try {
+        parsed = parseScheduledAt(value, now);
+        if (parsed.kind === "cron") {
+          if (knownCron.size >= KNOWN_CRON_MAX) knownCron.clear();
+          knownCron.set(value, parsed);
+        }
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        parsed = err;
+      }
+      dates.set(value, parsed);
+    }
+    if (parsed instanceof ApiError) throw parsed;
+    return parsed;
+  };
+
+  return raw.map((item) => {
+    const tags = item.tags ?? [];
+    prefixed(words, item.customKey, () => {
+      const seen = new Set<string>();
+      for (const tag of tags) {
+        if (seen.has(tag)) throw badRequest(`duplicate tag "${tag}" in tags`);
+        seen.add(tag);
+      }
+    });
+    // Item fields: no scheduledAt means now.
+    const at = prefixed(words, item.customKey, () => when(item.scheduledAt ?? "now"));
+    const title = item.title ?? null;
+    if (title !== null) prefixed(words, item.customKey, () => checkTitle(title));
+    return {
+      customKey: item.customKey ?? null,
+      when: at,
+      url: item.url,
+      method: (item.method ?? "GET").toUpperCase(),
+      headers: Object.entries(item.headers ?? {}),
+      body: encodeItemBody(item.body),
+      title,
+      tags: itemTags(tags, opts.tag),
+    };
+  });
+}

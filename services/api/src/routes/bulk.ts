@@ -1,0 +1,33 @@
+// POST /bulk (SPEC §4 POST /bulk, CONTRACT §6): the checks of /declare with
+// the differences of SPEC §7 "/bulk differences" (`upserts`, `Upsert <key>`;
+// no dashboard session, SPEC §5), then upserts and cancels in one
+// all-or-nothing transaction. No quota is used or checked.
+import type { Request, Response } from "express";
+import { summarize } from "@ttr/core";
+import type { Deps } from "../deps.js";
+import { applyBulk, TRANSACTION_OPTIONS } from "../declare/apply.js";
+import { BULK_WORDS, checkItems } from "../declare/items.js";
+import { bulkBody } from "../declare/schema.js";
+import { MiB } from "../http/body.js";
+import { authenticate, checkJsonContentType, readJson, shaped } from "../http/json-endpoint.js";
+
+export function bulkRoute(deps: Deps) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const now = new Date();
+    checkJsonContentType(req);
+    const body = shaped(bulkBody, await readJson(req, 10 * MiB, "10 MiB"));
+    const { projectId } = await authenticate(deps, req, { session: false });
+    const upserts = checkItems(body.upserts ?? [], { now, tag: null, words: BULK_WORDS });
+
+    const result = await deps.db.$transaction(
+      (tx) => applyBulk(tx, { projectId, upserts, cancels: body.cancels ?? [], now, runMissed: body.runMissed ?? false }),
+      TRANSACTION_OPTIONS,
+    );
+    const counts = summarize(result.upserts, ["added", "updated", "unchanged", "skipped"]);
+    res.status(200).json({
+      upserts: result.upserts,
+      cancelled: result.cancelled,
+      summary: { ...counts, cancelled: result.cancelled.length },
+    });
+  };
+}

@@ -1,0 +1,33 @@
+// POST /declare (SPEC §4 POST /declare), checks in the order of SPEC §7
+// "/declare checks": Content-Type (415), body shape (empty 400), credentials
+// (401; an API key, a Bearer key or a dashboard session), then the items'
+// values (400 with a message). Then one transaction applies the whole
+// declaration. It neither uses nor checks the monthly quota (rule 12).
+import type { Request, Response } from "express";
+import { summarize } from "@ttr/core";
+import type { Deps } from "../deps.js";
+import { applyDeclare, TRANSACTION_OPTIONS } from "../declare/apply.js";
+import { checkItems, DECLARE_WORDS } from "../declare/items.js";
+import { declareBody } from "../declare/schema.js";
+import { MiB } from "../http/body.js";
+import { authenticate, checkJsonContentType, readJson, shaped } from "../http/json-endpoint.js";
+
+export function declareRoute(deps: Deps) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const now = new Date();
+    checkJsonContentType(req);
+    const body = shaped(declareBody, await readJson(req, 10 * MiB, "10 MiB"));
+    const { projectId } = await authenticate(deps, req, { session: true });
+    const items = checkItems(body.items, { now, tag: body.tag, words: DECLARE_WORDS });
+
+    const operations = await deps.db.$transaction(
+      (tx) => applyDeclare(tx, { projectId, tag: body.tag, items, now, runMissed: body.runMissed ?? false }),
+      TRANSACTION_OPTIONS,
+    );
+    res.status(200).json({
+      tag: body.tag,
+      summary: summarize(operations, ["unchanged", "added", "skipped", "updated", "cancelled"]),
+      operations,
+    });
+  };
+}

@@ -1,0 +1,107 @@
+// /tag-policies (SPEC §4 /tag-policies). Checks run in the order of SPEC §7
+// "/tag-policies checks, in order": Content-Type (415, POST and PUT only),
+// the body's format (400, empty body), credentials (401; an API key, Bearer
+// or a dashboard session, SPEC §5), the policy's existence (404, PUT and
+// DELETE, on PUT before any body value), then the validation messages.
+// Other methods and paths under /tag-policies get the app's 404 with no body.
+//
+// A failed request writes nothing: POST is one statement, PUT one
+// transaction that locks the policy it validates against, DELETE one
+// statement.
+import express, { type Request, type Response } from "express";
+import { badRequest, checkPolicy, notFound, policyCreateBody, policyUpdateBody } from "@ttr/core";
+import { deletePolicy, listPolicies, lockPolicy, type PolicyRow, updatePolicy, upsertPolicy } from "@ttr/db";
+import type { Deps } from "../deps.js";
+import { MiB } from "../http/body.js";
+import { notFoundHandler } from "../http/errors.js";
+import { authenticate, checkJsonContentType, readJson, shaped } from "../http/json-endpoint.js";
+
+/** Policy IDs are UUIDs; anything else cannot name one (and would not cast). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** SPEC §5 item 3: a signed-in dashboard session manages the same policies. */
+const AUTH = { session: true } as const;
+
+const policyNotFound = () => notFound("Tag policy not found");
+
+/**
+ * The policy as the API shows it: every field, absent ones null, times in
+ * ISO 8601 with milliseconds (CONTRACT §7).
+ */
+function policyJson(p: PolicyRow) {
+  return {
+    id: p.id,
+    projectId: p.projectId,
+    tag: p.tag,
+    throughput: p.throughput,
+    maxConcurrent: p.maxConcurrent,
+    requestTimeoutSeconds: p.requestTimeoutSeconds,
+    retryStrategy: p.retryStrategy,
+    retryInitialDelaySeconds: p.retryInitialDelaySeconds,
+    retryMaxDelaySeconds: p.retryMaxDelaySeconds,
+    retryMaxAttempts: p.retryMaxAttempts,
+    retryJitter: p.retryJitter,
+    retryOn: p.retryOn,
+    createdAt: p.createdAt.toISOString(),
+    updatedAt: p.updatedAt.toISOString(),
+  };
+}
+
+/** The JSON body of a POST or PUT: 415, then 413 past 1 MiB, then 400 for anything but JSON. */
+async function jsonBody(req: Request): Promise<unknown> {
+  checkJsonContentType(req);
+  return readJson(req, MiB, "1 MiB");
+}
+
+export function tagPoliciesRoutes(deps: Deps): express.Router {
+  const router = express.Router();
+
+  router
+    .route("/tag-policies")
+    // Rule 1: all of the project's policies; query parameters are ignored.
+    .get(async (req: Request, res: Response) => {
+      const { projectId } = await authenticate(deps, req, AUTH);
+      const policies = await listPolicies(deps.db, projectId);
+      res.status(200).json({ tagPolicies: policies.map(policyJson) });
+    })
+    // Rules 2–3: create, or replace the tag's policy; never a merge.
+    .post(async (req: Request, res: Response) => {
+      const body = shaped(policyCreateBody, await jsonBody(req));
+      const { projectId } = await authenticate(deps, req, AUTH);
+      const policy = await upsertPolicy(deps.db, projectId, checkPolicy(body, null));
+      res.status(200).json({ tagPolicy: policyJson(policy) });
+    })
+    .all(notFoundHandler);
+
+  router
+    .route("/tag-policies/:id")
+    // Rules 5–9: only sent fields change; retry rules judge the result.
+    .put(async (req: Request<{ id: string }>, res: Response) => {
+      const body = shaped(policyUpdateBody, await jsonBody(req));
+      const { projectId } = await authenticate(deps, req, AUTH);
+      const id = req.params.id;
+      if (!UUID.test(id)) throw policyNotFound();
+      const policy = await deps.db.$transaction(async (tx) => {
+        const current = await lockPolicy(tx, projectId, id);
+        if (!current) throw policyNotFound();
+        const next = checkPolicy(body, current);
+        const updated = await updatePolicy(tx, projectId, id, next);
+        // Rule 6 leaves the message of a rename onto a taken tag open; this
+        // one names the tag as the validation messages name windows.
+        if (updated === "tag-taken") throw badRequest(`Tag policy for '${next.tag}' already exists`);
+        if (!updated) throw policyNotFound();
+        return updated;
+      });
+      res.status(200).json({ tagPolicy: policyJson(policy) });
+    })
+    // Rule 9: unknown, foreign or already deleted IDs are all 404.
+    .delete(async (req: Request<{ id: string }>, res: Response) => {
+      const { projectId } = await authenticate(deps, req, AUTH);
+      const id = req.params.id;
+      if (!UUID.test(id) || !(await deletePolicy(deps.db, projectId, id))) throw policyNotFound();
+      res.status(200).json({ ok: true });
+    })
+    .all(notFoundHandler);
+
+  return router;
+}
