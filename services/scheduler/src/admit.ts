@@ -3,23 +3,16 @@
 // the decision and the record of each start are one atomic Redis script, so
 // limits hold across any number of executors.
 import type { Redis } from "ioredis";
+import { isWindowKey, parseWindow } from "@ttr/core";
 import { type DispatchCandidate, type Db, inFlightForTag, limitingPolicies } from "@ttr/db";
 import { admit, type TagLimit } from "@ttr/platform";
 import type { Admission } from "./deps.js";
 
-const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** `30s` → 30000 (window keys are validated when the policy is stored). */
-function windowMs(key: string): number {
-  const m = /^([1-9][0-9]*)([smhd])$/.exec(key);
-  return m ? Number(m[1]) * UNIT_MS[m[2]!]! : Number.NaN;
-}
-
 export function limitOf(throughput: Record<string, number> | null, maxConcurrent: number | null): TagLimit {
   const windows: Array<[number, number]> = [];
   for (const [key, rate] of Object.entries(throughput ?? {})) {
-    const ms = windowMs(key);
-    if (Number.isFinite(ms)) windows.push([ms, Number(rate)]);
+    // Window keys are validated when a policy is stored; skip anything else.
+    if (isWindowKey(key)) windows.push([parseWindow(key) * 1000, Number(rate)]);
   }
   return { max: maxConcurrent, windows };
 }
