@@ -63,8 +63,10 @@ describe("throughput (SPEC §4 Throughput)", () => {
     expect(densest(hits.map((h) => h.at), 2000)).toBeLessThanOrEqual(3);
   }, 40_000);
 
-  it("rate 0 holds everything until the policy is deleted, then releases it", async () => {
-    await insertPolicy(sys.db, sys.projectId, "paused", { throughput: JSON.stringify({ "1s": 0 }) });
+  it("rate 0 holds everything until the policy is deleted, then releases it (through /tag-policies)", async () => {
+    const created = await sys.call("POST", "/tag-policies", { Authorization: `Bearer ${sys.apiKey}`, "Content-Type": "application/json" }, JSON.stringify({ tag: "paused", throughput: { "1s": 0 } }));
+    expect(created.status, created.text).toBe(200);
+    const policyId = created.json().tagPolicy.id as string;
     const held = await Promise.all(Array.from({ length: 5 }, () => schedule("/paused", "paused")));
     const free = await schedule("/free", "other");
     // A trigger without the held tag fires on time (When a limit is reached 2).
@@ -77,7 +79,8 @@ describe("throughput (SPEC §4 Throughput)", () => {
       held.map((h) => h.triggerId),
     );
     expect(statuses.every((s) => s.status === "queued")).toBe(true);
-    await sys.db.$executeRawUnsafe(`DELETE FROM tag_policies WHERE project_id = $1::uuid AND tag = 'paused'`, sys.projectId);
+    const deleted = await sys.call("DELETE", `/tag-policies/${policyId}`, { "ttr-api-key": sys.apiKey });
+    expect(deleted.json()).toEqual({ ok: true });
     await target.waitFor("/paused", 5, 5000);
   }, 20_000);
 
