@@ -84,6 +84,17 @@ describe("throughput (SPEC §4 Throughput)", () => {
     await target.waitFor("/paused", 5, 5000);
   }, 20_000);
 
+  it("instances of a recurring trigger are held like one-shots (SPEC §4 /schedule rule 6)", async () => {
+    await insertPolicy(sys.db, sys.projectId, "paused-cron", { throughput: JSON.stringify({ "1h": 0 }) });
+    const gen = await schedule("/paused-cron", "paused-cron", "cron(0 0 1 1 *)");
+    const [instance] = await sys.db.$queryRawUnsafe<Array<{ id: string }>>(`SELECT id::text FROM triggers WHERE generator_id = $1::uuid`, gen.triggerId);
+    await sys.db.$executeRawUnsafe(`UPDATE triggers SET scheduled_at = date_trunc('second', now()) WHERE id = $1::uuid`, instance!.id);
+    await new Promise((r) => setTimeout(r, 2500));
+    const [row] = await sys.db.$queryRawUnsafe<Array<{ status: string }>>(`SELECT status::text FROM triggers WHERE id = $1::uuid`, instance!.id);
+    expect(row!.status).toBe("queued");
+    expect(target.hits("/paused-cron")).toHaveLength(0);
+  });
+
   it("several tags: every tag's limits apply (rate 0 on one blocks, concurrency on another caps)", async () => {
     await insertPolicy(sys.db, sys.projectId, "multi-a", { max_concurrent: 1 });
     await insertPolicy(sys.db, sys.projectId, "multi-b", { throughput: JSON.stringify({ "1m": 0 }) });
