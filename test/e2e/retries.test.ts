@@ -99,6 +99,24 @@ describe("the merged policy of two tags (SPEC §4 Multiple tags)", () => {
   }, 30_000);
 });
 
+describe("replays and retryMaxAttempts (SPEC §4 Retries 8)", () => {
+  it("a failed replay past the limit is a dead letter at once; earlier flags stay", async () => {
+    await insertPolicy(sys.db, sys.projectId, "replay-cap", { retry_strategy: "fixed", retry_initial_delay_seconds: 0, retry_max_attempts: 2 });
+    const id = await schedule(`${target.base}/s503`, "replay-cap");
+    const first = await settled(sys.db, id, 2, 10_000);
+    expect(first.map((r) => r.isDeadLetter)).toEqual([false, true]);
+    const session = await signIn(sys as unknown as TestApi);
+    const replay = await session.call("POST", `/triggers/${id}/replay`);
+    expect(replay.status, replay.text).toBe(202);
+    expect(replay.json().execution).toMatchObject({ attemptNumber: 3, triggeredBy: "replay", status: "planned" });
+    const rows = await settled(sys.db, id, 3, 10_000);
+    await new Promise((r) => setTimeout(r, 1500));
+    const after = await sys.db.$queryRawUnsafe<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM executions WHERE trigger_id = $1::uuid`, id);
+    expect(after[0]!.n).toBe(3);
+    expect(rows.map((r) => [r.attemptNumber, r.triggeredBy, r.isDeadLetter])).toEqual([[1, "scheduler", false], [2, "retry", true], [3, "replay", true]]);
+  }, 30_000);
+});
+
 describe("dead letters in the dashboard (SPEC §1 Dead letters 7)", () => {
   it("GET /executions?deadLetterOnly=true lists only dead letters", async () => {
     const ok = await schedule(`${target.base}/fine`, "dl");
