@@ -31,8 +31,8 @@ async function schedule(url: string, tags: string) {
 describe("retry delays", () => {
   it("exponential: initial × 2^(n−1), measured at the target within ±1 s", async () => {
     await insertPolicy(sys.db, sys.projectId, "expo", { retry_strategy: "exponential", retry_initial_delay_seconds: 1, retry_max_attempts: 4 });
-    const id = await schedule(`${target.base}/expo`, "expo");
     target.on("/expo", (_req, res) => res.writeHead(500).end());
+    const id = await schedule(`${target.base}/expo`, "expo");
     const hits = await target.waitFor("/expo", 4, 20_000);
     const rows = await settled(sys.db, id, 4, 5000);
     [1000, 2000, 4000].forEach((delay, i) => {
@@ -97,6 +97,25 @@ describe("the merged policy of two tags (SPEC §4 Multiple tags)", () => {
     expect(httpRows).toHaveLength(1);
     expect(httpRows[0]!.isDeadLetter).toBe(true);
   }, 30_000);
+});
+
+describe("cancelling a retrying trigger (SPEC §4 Retries 9)", () => {
+  it("stops further attempts; the last failed attempt is not a dead letter", async () => {
+    await insertPolicy(sys.db, sys.projectId, "cancel-retry", { retry_strategy: "fixed", retry_initial_delay_seconds: 3 });
+    target.on("/cancel-me", (_req, r) => r.writeHead(500).end());
+    const res = await sys.call("POST", "/schedule", { "ttr-api-key": sys.apiKey, "ttr-url": `${target.base}/cancel-me`, "ttr-scheduled-at": "now", "ttr-tags": "cancel-retry", "ttr-custom-key": "cancel-me" });
+    const id = res.json().triggerId as string;
+    await settled(sys.db, id, 1);
+    const cancelled = await sys.call("DELETE", "/cancel", { "ttr-api-key": sys.apiKey, "ttr-custom-key": "cancel-me" });
+    expect(cancelled.status).toBe(204);
+    await new Promise((r) => setTimeout(r, 4500));
+    expect(target.hits("/cancel-me")).toHaveLength(1);
+    const rows = await sys.db.$queryRawUnsafe<Array<{ status: string; is_dead_letter: boolean }>>(
+      `SELECT status::text, is_dead_letter FROM executions WHERE trigger_id = $1::uuid ORDER BY attempt_number`,
+      id,
+    );
+    expect(rows).toEqual([{ status: "complete", is_dead_letter: false }, { status: "cancelled", is_dead_letter: false }]);
+  }, 20_000);
 });
 
 describe("replays and retryMaxAttempts (SPEC §4 Retries 8)", () => {
