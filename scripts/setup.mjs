@@ -2,7 +2,7 @@
 // installed and built. Idempotent; each step is skipped when its inputs did
 // not change, so a second run takes a few seconds.
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { dataDir, hashFiles, root, run, say, whenChanged } from "./lib.mjs";
 
@@ -46,4 +46,24 @@ whenChanged(path.join(root, "packages", "db", "src", "generated", ".stamp"), has
 });
 
 run(path.join(root, "node_modules", ".bin", "tsc"), ["-b"]);
+
+// The dashboard UI: type-checked by its own tsconfig (not part of `tsc -b`),
+// then built by Vite into services/dashboard/dist, which the api serves. The
+// stamp lives in dist, so a deleted build is rebuilt.
+const dashboard = path.join(root, "services", "dashboard");
+const filesUnder = (dir) =>
+  readdirSync(dir).sort().flatMap((name) => {
+    const full = path.join(dir, name);
+    return statSync(full).isDirectory() ? filesUnder(full) : [full];
+  });
+const dashboardInputs = [
+  ...filesUnder(path.join(dashboard, "src")),
+  ...["index.html", "vite.config.ts", "tsconfig.json", "package.json"].map((f) => path.join(dashboard, f)),
+  path.join(root, "pnpm-lock.yaml"),
+];
+whenChanged(path.join(dashboard, "dist", ".ttr-build-stamp"), hashFiles(dashboardInputs), () => {
+  say("building the dashboard (tsc -p services/dashboard, vite build)");
+  run(path.join(root, "node_modules", ".bin", "tsc"), ["-p", dashboard]);
+  run(path.join(dashboard, "node_modules", ".bin", "vite"), ["build", "--logLevel", "warn"], { cwd: dashboard });
+});
 say(`setup done in ${((Date.now() - started) / 1000).toFixed(1)} s`);

@@ -6,6 +6,17 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { dataDir, root } from "./lib.mjs";
 
+// The browser tests (test/browser) drive Debian's Chromium. Install it when
+// it is missing and we may (root); otherwise those tests fail and say why.
+const CHROMIUM = "/usr/bin/chromium";
+if (!existsSync(CHROMIUM) && process.platform === "linux" && process.getuid?.() === 0) {
+  const apt = (args) => spawnSync("apt-get", args, { stdio: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } }).status === 0;
+  process.stderr.write("ttr: installing chromium for the browser tests (apt-get install -y chromium)\n");
+  if (!apt(["install", "-y", "-q", "chromium"]) && !(apt(["update", "-q"]) && apt(["install", "-y", "-q", "chromium"]))) {
+    process.stderr.write(`ttr: could not install chromium; the browser tests will fail without ${CHROMIUM}\n`);
+  }
+}
+
 mkdirSync(dataDir, { recursive: true });
 const report = path.join(dataDir, "test-report.json");
 const res = spawnSync(

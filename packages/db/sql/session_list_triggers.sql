@@ -9,7 +9,8 @@
 -- (trigger_status or null), $4 include generators (bool), $5 generator
 -- status filter (generator_status or null), $6 tag or null, $7 custom key
 -- or null, $8 cursor created_at (null on the first page), $9 cursor id,
--- $10 number of rows.
+-- $10 number of rows, $11 generator id or null (only that recurring
+-- trigger's instances; callers switch the generator branch off with $4).
 -- Returns {kind, id, createdAt} of the page, in order; callers load the
 -- rows themselves with session_load_triggers.
 SELECT kind, id::text AS id, created_at AS "createdAt"
@@ -21,6 +22,7 @@ FROM (
       AND ($3::trigger_status IS NULL OR t.status = $3::trigger_status)
       AND ($6::text IS NULL OR t.tags @> ARRAY[$6::text])
       AND ($7::text IS NULL OR t.custom_key = $7::text)
+      AND ($11::uuid IS NULL OR t.generator_id = $11::uuid)
       AND ($8::timestamptz IS NULL OR (t.created_at, t.id) < ($8::timestamptz, $9::uuid))
     ORDER BY t.created_at DESC, t.id DESC
     LIMIT $10::int)

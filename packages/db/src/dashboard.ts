@@ -79,6 +79,8 @@ export interface TriggerListFilter {
   generators: { status: GeneratorStatus | null } | null;
   tag: string | null;
   customKey: string | null;
+  /** only the instances of this recurring trigger (set `generators` to null with it) */
+  generatorId: string | null;
 }
 
 export interface StatsBucket {
@@ -108,7 +110,7 @@ export function listTriggerKeys(db: SqlRunner, projectId: string, f: TriggerList
   return query<{ kind: TriggerKind; id: string; createdAt: Date }>(
     db, "session_list_triggers",
     projectId, f.jobs !== null, f.jobs?.status ?? null, f.generators !== null, f.generators?.status ?? null,
-    f.tag, f.customKey, after?.createdAt ?? null, after?.id ?? null, rows,
+    f.tag, f.customKey, after?.createdAt ?? null, after?.id ?? null, rows, f.generatorId,
   );
 }
 

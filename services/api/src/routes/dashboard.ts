@@ -9,7 +9,8 @@
 // nor repeat later pages. `limit` above 500 is a 400 rather than silently
 // clamped, like every other out-of-range value. Query parameters left empty
 // (`?status=`) mean no filter; an unknown value, or a parameter given twice,
-// is a 400.
+// is a 400. `generatorId=` narrows GET /triggers to one recurring trigger's
+// instances (the dashboard's recurring-trigger page).
 import express, { type Request, type Response } from "express";
 import { badRequest, gone, headersObject, notFound, unauthorized } from "@ttr/core";
 import * as d from "@ttr/db";
@@ -120,18 +121,27 @@ export function executionJson(e: ExecutionRow) {
 
 // ---- routes -----------------------------------------------------------------
 
-/** Which kinds and statuses GET /triggers lists; a status names its kind (`active` only generators). */
+/**
+ * Which kinds and statuses GET /triggers lists; a status names its kind
+ * (`active` only generators). `generatorId` lists one recurring trigger's
+ * instances, which are jobs, so it switches generators off.
+ */
 function triggerFilter(req: Request): d.TriggerListFilter {
   const kind = param(req, "kind");
   if (kind !== null && kind !== "job" && kind !== "generator") throw badRequest(`Invalid kind: ${kind} (job or generator)`);
   const status = param(req, "status");
   if (status !== null && !JOB_STATUSES.has(status) && !GENERATOR_STATUSES.has(status)) throw badRequest(`Invalid status: ${status}`);
+  const generatorId = param(req, "generatorId");
+  if (generatorId !== null && !UUID.test(generatorId)) throw badRequest(`Invalid generatorId: ${generatorId}`);
   return {
     jobs: kind !== "generator" && (status === null || JOB_STATUSES.has(status)) ? { status: status as TriggerStatus | null } : null,
     generators:
-      kind !== "job" && (status === null || GENERATOR_STATUSES.has(status)) ? { status: status as GeneratorStatus | null } : null,
+      kind !== "job" && generatorId === null && (status === null || GENERATOR_STATUSES.has(status))
+        ? { status: status as GeneratorStatus | null }
+        : null,
     tag: param(req, "tag"),
     customKey: param(req, "customKey"),
+    generatorId,
   };
 }
 

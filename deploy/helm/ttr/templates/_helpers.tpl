@@ -1,0 +1,174 @@
+{{/* Names ----------------------------------------------------------------- */}}
+
+{{- define "ttr.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Release-wide name; components append "-api", "-scheduler", … (hence 52). */}}
+{{- define "ttr.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 52 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 52 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 52 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "ttr.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* dict "root" $ "component" "api" -> <fullname>-api */}}
+{{- define "ttr.componentName" -}}
+{{- printf "%s-%s" (include "ttr.fullname" .root) .component | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "ttr.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "ttr.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/* Labels ---------------------------------------------------------------- */}}
+
+{{/*
+Selector labels: stable for the life of a release (never the chart or app
+version, which change on upgrade and cannot be changed in a selector).
+Argument: dict "root" $ "component" "api" (component may be empty).
+*/}}
+{{- define "ttr.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "ttr.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+{{- if .component }}
+app.kubernetes.io/component: {{ .component }}
+{{- end }}
+{{- end }}
+
+{{- define "ttr.labels" -}}
+helm.sh/chart: {{ include "ttr.chart" .root }}
+{{ include "ttr.selectorLabels" . }}
+app.kubernetes.io/version: {{ .root.Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .root.Release.Service }}
+app.kubernetes.io/part-of: ttr
+{{- end }}
+
+{{/* Image ----------------------------------------------------------------- */}}
+
+{{- define "ttr.image" -}}
+{{- $tag := default .Chart.AppVersion .Values.image.tag | toString }}
+{{- if eq $tag "latest" }}
+{{- fail "image.tag must name a release, not \"latest\" (it defaults to the chart's appVersion)" }}
+{{- end }}
+{{- if .Values.image.digest }}
+{{- printf "%s:%s@%s" .Values.image.repository $tag .Values.image.digest }}
+{{- else }}
+{{- printf "%s:%s" .Values.image.repository $tag }}
+{{- end }}
+{{- end }}
+
+{{/* Connection ------------------------------------------------------------ */}}
+
+{{/* The evaluation PostgreSQL is what the release connects to. */}}
+{{- define "ttr.usesEvaluationPostgresql" -}}
+{{- if and .Values.evaluation.postgresql.enabled (not .Values.connection.existingSecret) (not .Values.connection.databaseUrl) }}true{{ end }}
+{{- end }}
+
+{{- define "ttr.databaseUrl" -}}
+{{- if .Values.connection.databaseUrl }}
+{{- .Values.connection.databaseUrl }}
+{{- else if .Values.evaluation.postgresql.enabled }}
+{{- $pg := .Values.evaluation.postgresql }}
+{{- printf "postgresql://%s:%s@%s:5432/%s" $pg.username ($pg.password | urlquery) (include "ttr.componentName" (dict "root" . "component" "postgresql")) $pg.database }}
+{{- end }}
+{{- end }}
+
+{{- define "ttr.redisUrl" -}}
+{{- if .Values.connection.redisUrl }}
+{{- .Values.connection.redisUrl }}
+{{- else if .Values.evaluation.redis.enabled }}
+{{- printf "redis://:%s@%s:6379/0" (.Values.evaluation.redis.password | urlquery) (include "ttr.componentName" (dict "root" . "component" "redis")) }}
+{{- end }}
+{{- end }}
+
+{{- define "ttr.connectionSecretName" -}}
+{{- if .Values.connection.existingSecret }}
+{{- .Values.connection.existingSecret }}
+{{- else }}
+{{- include "ttr.componentName" (dict "root" . "component" "connection") }}
+{{- end }}
+{{- end }}
+
+{{/* Is the release told where its databases are? (NOTES.txt warns when not) */}}
+{{- define "ttr.connectionConfigured" -}}
+{{- if or .Values.connection.existingSecret (and (include "ttr.databaseUrl" .) (include "ttr.redisUrl" .)) }}true{{ end }}
+{{- end }}
+
+{{- define "ttr.connectionEnv" -}}
+- name: DATABASE_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "ttr.connectionSecretName" . }}
+      key: {{ .Values.connection.databaseUrlKey }}
+- name: REDIS_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "ttr.connectionSecretName" . }}
+      key: {{ .Values.connection.redisUrlKey }}
+{{- end }}
+
+{{/*
+Rolls every pod when the configuration the chart renders changes. A Secret
+given as connection.existingSecret is not seen here: after changing it,
+`kubectl rollout restart deployment -l app.kubernetes.io/instance=<release>`.
+*/}}
+{{- define "ttr.configChecksum" -}}
+{{- printf "%s\n%s" (include (print .Template.BasePath "/configmap.yaml") .) (include (print .Template.BasePath "/secret.yaml") .) | sha256sum }}
+{{- end }}
+
+{{/* Pods ------------------------------------------------------------------ */}}
+
+{{/* The writable /tmp of every pod (root filesystems are read-only). */}}
+{{- define "ttr.tmpVolume" -}}
+- name: tmp
+  emptyDir:
+    sizeLimit: {{ .Values.tmpVolume.sizeLimit }}
+{{- end }}
+
+{{/*
+nodeSelector, tolerations, affinity, topologySpreadConstraints of a component.
+Argument: dict "root" $ "component" "api" "values" .Values.api
+A spread constraint without labelSelector gets the component's selector.
+*/}}
+{{- define "ttr.scheduling" -}}
+{{- $v := .values }}
+{{- with $v.nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with $v.tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with $v.affinity }}
+affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- if $v.topologySpreadConstraints }}
+{{- $constraints := list }}
+{{- range $v.topologySpreadConstraints }}
+{{- $c := deepCopy . }}
+{{- if not (hasKey $c "labelSelector") }}
+{{- $_ := set $c "labelSelector" (dict "matchLabels" (include "ttr.selectorLabels" $ | fromYaml)) }}
+{{- end }}
+{{- $constraints = append $constraints $c }}
+{{- end }}
+topologySpreadConstraints:
+  {{- toYaml $constraints | nindent 2 }}
+{{- end }}
+{{- end }}

@@ -1,0 +1,115 @@
+// A trigger's executions (SPEC §2 Execution): one row per attempt, its
+// response headers and body behind a disclosure button. Everything stored is
+// rendered as text. Times are compact here; hovering shows UTC and local.
+import { Fragment, useState } from "react";
+import { bytes, short } from "../lib/format";
+import type { Execution } from "../lib/types";
+import { Body, HeaderList, Time } from "./bits";
+
+function ResponseStatus({ e }: { e: Execution }) {
+  if (e.responseStatus === null) return <span className="muted">—</span>;
+  const ok = e.responseStatus >= 200 && e.responseStatus < 300;
+  return <span className={`code ${ok ? "code-ok" : "code-fail"}`}>{e.responseStatus}</span>;
+}
+
+export function Executions({ executions }: { executions: Execution[] }) {
+  const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
+  const toggle = (id: string) =>
+    setOpen((s) => {
+      const next = new Set(s);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+
+  if (executions.length === 0) return <p className="muted">No attempts yet.</p>;
+  return (
+    <div className="table-wrap">
+      <table className="table executions">
+        <thead>
+          <tr>
+            <th scope="col">Attempt</th>
+            <th scope="col">Triggered by</th>
+            <th scope="col">Status</th>
+            <th scope="col">Planned</th>
+            <th scope="col">Started</th>
+            <th scope="col">Completed</th>
+            <th scope="col">Response</th>
+            <th scope="col">Size</th>
+            <th scope="col">Error</th>
+            <th scope="col">Dead letter</th>
+            <th scope="col">
+              <span className="visually-hidden">Details</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {executions.map((e) => {
+            const expanded = open.has(e.id);
+            const panelId = `exec-${e.id}`;
+            const hasResponse = e.responseStatus !== null || e.responseHeaders !== null || e.responseBody !== null;
+            return (
+              <Fragment key={e.id}>
+                <tr data-testid="execution-row" data-attempt={e.attemptNumber}>
+                  <td className="num">{e.attemptNumber}</td>
+                  <td>{e.triggeredBy}</td>
+                  <td>
+                    <span className={`exec-status exec-${e.status}`}>{e.status}</span>
+                  </td>
+                  <td>
+                    <Time iso={e.plannedAt}>{short(e.plannedAt)}</Time>
+                  </td>
+                  <td>
+                    <Time iso={e.startedAt}>{short(e.startedAt)}</Time>
+                  </td>
+                  <td>
+                    <Time iso={e.completedAt}>{short(e.completedAt)}</Time>
+                  </td>
+                  <td>
+                    <ResponseStatus e={e} />
+                  </td>
+                  <td className="num">{bytes(e.responseSize)}</td>
+                  <td className="error-cell">{e.errorMessage ?? <span className="muted">—</span>}</td>
+                  <td>{e.isDeadLetter ? <span className="badge dead">Dead letter</span> : <span className="muted">No</span>}</td>
+                  <td>
+                    {hasResponse && (
+                      <button
+                        type="button"
+                        className="button small"
+                        aria-expanded={expanded}
+                        aria-controls={panelId}
+                        onClick={() => toggle(e.id)}
+                      >
+                        {expanded ? "Hide response" : "Show response"}
+                        <span className="visually-hidden"> of attempt {e.attemptNumber}</span>
+                      </button>
+                    )}
+                  </td>
+                </tr>
+                {hasResponse && (
+                  <tr className="response-row" id={panelId} hidden={!expanded}>
+                    <td colSpan={11}>
+                      <div className="response">
+                        <div>
+                          <h4>Response headers</h4>
+                          <HeaderList headers={e.responseHeaders} empty="No response headers" />
+                        </div>
+                        <div>
+                          <h4>Response body</h4>
+                          <Body text={e.responseBody} empty="No response body" />
+                          {e.responseSize !== null && e.responseSize > 10240 && (
+                            <p className="muted small">Only the first 10 KB of {bytes(e.responseSize)} was kept.</p>
+                          )}
+                        </div>
+                      </div>
+                    </td>
+                  </tr>
+                )}
+              </Fragment>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,95 @@
+// How values read on screen: SPEC §3's dashboard labels, times in UTC and in
+// the viewer's zone, sizes.
+
+const JOB_LABELS: Record<string, string> = {
+  registered: "Scheduled",
+  skipped: "Skipped",
+  queued: "Queued",
+  running: "Running",
+  retrying: "Retrying",
+  completed: "Completed",
+  cancelled: "Cancelled",
+};
+
+const GENERATOR_LABELS: Record<string, string> = { active: "Active", cancelled: "Cancelled" };
+
+export function statusLabel(kind: "job" | "generator", status: string): string {
+  return (kind === "generator" ? GENERATOR_LABELS : JOB_LABELS)[status] ?? status;
+}
+
+/** Filter choices for the trigger list: one-shot statuses, then recurring ones. */
+export const STATUS_FILTERS: Array<{ value: string; label: string }> = [
+  ...Object.entries(JOB_LABELS).map(([value, label]) => ({ value, label })),
+  { value: "active", label: "Active (recurring)" },
+];
+
+export const KIND_LABELS = { job: "One-shot", generator: "Recurring" } as const;
+
+
+export const viewerZone: string = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+
+const pad = (n: number) => String(n).padStart(2, "0");
+
+/** 2026-11-22 10:00:00 UTC */
+export function utc(iso: string | null): string {
+  if (iso === null) return "—";
+  const d = new Date(iso);
+  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} UTC`;
+}
+
+const zoned = new Map<string, Intl.DateTimeFormat>();
+
+/** The time in a zone (the viewer's by default), e.g. "22 Nov 2026, 11:00:00 CET"; with the weekday for cron runs. */
+export function inZone(iso: string | Date | null, timeZone: string = viewerZone, weekday = false): string {
+  if (iso === null) return "—";
+  const key = `${timeZone}|${weekday}`;
+  let f = zoned.get(key);
+  if (f === undefined) {
+    f = new Intl.DateTimeFormat(undefined, {
+      timeZone,
+      weekday: weekday ? "short" : undefined,
+      year: "numeric",
+      month: "short",
+      day: "numeric",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+      timeZoneName: "short",
+    });
+    zoned.set(key, f);
+  }
+  return f.format(typeof iso === "string" ? new Date(iso) : iso);
+}
+
+const shortFormat = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+const timeFormat = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+
+/** A compact local time for table cells: the time alone when it is today. */
+export function short(iso: string | null, now: Date = new Date()): string {
+  if (iso === null) return "—";
+  const d = new Date(iso);
+  return d.toDateString() === now.toDateString() ? timeFormat.format(d) : shortFormat.format(d);
+}
+
+const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
+
+/** "in 5 minutes", "2 hours ago" */
+export function fromNow(iso: string | null, now: number = Date.now()): string {
+  if (iso === null) return "";
+  const seconds = Math.round((new Date(iso).getTime() - now) / 1000);
+  const abs = Math.abs(seconds);
+  if (abs < 60) return relative.format(seconds, "second");
+  if (abs < 3600) return relative.format(Math.round(seconds / 60), "minute");
+  if (abs < 86400) return relative.format(Math.round(seconds / 3600), "hour");
+  return relative.format(Math.round(seconds / 86400), "day");
+}
+
+export function bytes(n: number | null): string {
+  if (n === null) return "—";
+  if (n >= 10485760) return "≥ 10 MB";
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+export const number = new Intl.NumberFormat();

@@ -1,0 +1,43 @@
+// Refreshing while a page is open: run at once, then every `intervalMs`
+// while the tab is visible; a hidden tab pauses, and showing it again
+// refreshes at once. Runs never overlap.
+import { useEffect, useRef } from "react";
+
+export const REFRESH_MS = 5000;
+
+export function usePolling(run: () => Promise<void>, deps: readonly unknown[], intervalMs = REFRESH_MS): void {
+  const latest = useRef(run);
+  latest.current = run;
+
+  useEffect(() => {
+    let stopped = false;
+    let busy = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+
+    const tick = async () => {
+      clearTimeout(timer);
+      // A run in flight schedules the next one when it ends.
+      if (stopped || busy) return;
+      if (document.visibilityState === "visible") {
+        busy = true;
+        try {
+          await latest.current();
+        } finally {
+          busy = false;
+        }
+      }
+      if (!stopped && document.visibilityState === "visible") timer = setTimeout(tick, intervalMs);
+    };
+    const onVisibility = () => {
+      if (document.visibilityState === "visible") void tick();
+      else clearTimeout(timer);
+    };
+    document.addEventListener("visibilitychange", onVisibility);
+    void tick();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+      document.removeEventListener("visibilitychange", onVisibility);
+    };
+  }, [intervalMs, ...deps]);
+}

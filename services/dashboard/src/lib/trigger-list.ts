@@ -1,0 +1,85 @@
+// One trigger list (GET /triggers) as React state: the first page, "Load
+// more" following the cursor, and a refresh every few seconds while the tab
+// is visible. A refresh reloads the rows already shown (up to the API's 500
+// per page) so statuses move in place without losing the loaded pages. A new
+// filter starts over; answers for an old filter are dropped.
+import { useCallback, useEffect, useRef, useState } from "react";
+import { type TriggerFilter, api, errorText } from "./api";
+import { usePolling } from "./polling";
+import type { Trigger } from "./types";
+
+export const PAGE = 50;
+const MAX_LIMIT = 500;
+
+export interface TriggerList {
+  rows: Trigger[] | null;
+  cursor: string | null;
+  error: string | null;
+  updated: Date | null;
+  loadingMore: boolean;
+  loadMore: () => Promise<void>;
+}
+
+export function useTriggerList(filter: TriggerFilter): TriggerList {
+  const key = JSON.stringify(filter);
+  const [rows, setRows] = useState<Trigger[] | null>(null);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [loadingMore, setLoadingMore] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [updated, setUpdated] = useState<Date | null>(null);
+  const current = useRef(key);
+  const shown = useRef(0);
+  current.current = key;
+  shown.current = rows?.length ?? 0;
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `key` stands for the filter
+  useEffect(() => {
+    setRows(null);
+    setCursor(null);
+    setUpdated(null);
+    shown.current = 0;
+  }, [key]);
+
+  const refresh = useCallback(async () => {
+    const loaded = shown.current;
+    const limit = Math.min(Math.max(loaded, PAGE), MAX_LIMIT);
+    try {
+      const page = await api.triggers(JSON.parse(key) as TriggerFilter, limit, null);
+      if (current.current !== key) return;
+      setRows((old) => {
+        if (old === null || old.length <= limit) return page.triggers;
+        // Rows beyond what one refresh can reload stay as they were.
+        const fresh = new Set(page.triggers.map((t) => t.id));
+        return [...page.triggers, ...old.slice(limit).filter((t) => !fresh.has(t.id))];
+      });
+      if (loaded <= MAX_LIMIT) setCursor(page.nextCursor);
+      setError(null);
+      setUpdated(new Date());
+    } catch (e) {
+      if (current.current === key) setError(errorText(e));
+    }
+  }, [key]);
+
+  usePolling(refresh, [refresh]);
+
+  const loadMore = useCallback(async () => {
+    if (cursor === null) return;
+    setLoadingMore(true);
+    try {
+      const page = await api.triggers(JSON.parse(key) as TriggerFilter, PAGE, cursor);
+      if (current.current !== key) return;
+      setRows((old) => {
+        const have = new Set((old ?? []).map((t) => t.id));
+        return [...(old ?? []), ...page.triggers.filter((t) => !have.has(t.id))];
+      });
+      setCursor(page.nextCursor);
+      setError(null);
+    } catch (e) {
+      setError(errorText(e));
+    } finally {
+      setLoadingMore(false);
+    }
+  }, [key, cursor]);
+
+  return { rows, cursor, error, updated, loadingMore, loadMore };
+}

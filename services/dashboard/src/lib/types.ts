@@ -1,0 +1,93 @@
+// The session API's shapes (CONTRACT §5, SPEC §2). Absent values are null.
+
+export type TriggerKind = "job" | "generator";
+
+export type JobStatus = "registered" | "skipped" | "queued" | "running" | "retrying" | "completed" | "cancelled";
+export type GeneratorStatus = "active" | "cancelled";
+
+export interface Trigger {
+  id: string;
+  kind: TriggerKind;
+  status: JobStatus | GeneratorStatus;
+  customKey: string | null;
+  title: string | null;
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body: string | null;
+  tags: string[];
+  scheduledAt: string | null;
+  cronExpr: string | null;
+  tz: string | null;
+  generatorId: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Execution {
+  id: string;
+  triggerId: string;
+  attemptNumber: number;
+  triggeredBy: "scheduler" | "retry" | "replay";
+  status: "planned" | "started" | "complete" | "cancelled";
+  plannedAt: string;
+  startedAt: string | null;
+  completedAt: string | null;
+  responseStatus: number | null;
+  responseHeaders: Record<string, string> | null;
+  responseBody: string | null;
+  responseSize: number | null;
+  errorMessage: string | null;
+  isDeadLetter: boolean;
+}
+
+
+export interface Project {
+  id: string;
+  name: string;
+  monthlyQuota: number;
+  usedThisMonth: number;
+}
+
+export interface StatsBucket {
+  minute: string;
+  success: number;
+  httpFailure: number;
+  networkFailure: number;
+  deadLetters: number;
+}
+
+export type RetryStrategy = "none" | "fixed" | "exponential";
+export type RetryOn = "network_only" | "5xx_and_network" | "non_2xx";
+
+export interface TagPolicy {
+  id: string;
+  projectId: string;
+  tag: string;
+  throughput: Record<string, number> | null;
+  maxConcurrent: number | null;
+  requestTimeoutSeconds: number | null;
+  retryStrategy: RetryStrategy;
+  retryInitialDelaySeconds: number | null;
+  retryMaxDelaySeconds: number | null;
+  retryMaxAttempts: number | null;
+  retryJitter: boolean;
+  retryOn: RetryOn;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The fields a person edits; POST sends all of them, PUT only those that changed. */
+export type PolicyFields = Pick<
+  TagPolicy,
+  | "tag"
+  | "throughput"
+  | "maxConcurrent"
+  | "requestTimeoutSeconds"
+  | "retryStrategy"
+  | "retryInitialDelaySeconds"
+  | "retryMaxDelaySeconds"
+  | "retryMaxAttempts"
+  | "retryJitter"
+  | "retryOn"
+>;

@@ -1,0 +1,193 @@
+// Dead letters (GET /executions?deadLetterOnly=true): failed attempts the
+// service decided not to retry, newest first, each with its trigger and a
+// Replay now. The list refreshes while open. Each trigger's method, URL and
+// status are looked up once, and again on each refresh only while the
+// trigger is still moving (after a replay), so a page of 50 costs one call.
+import { useCallback, useEffect, useRef, useState } from "react";
+import { ConfirmDialog } from "../components/ConfirmDialog";
+import { ErrorNote, Notice, StatusBadge, Time } from "../components/bits";
+import { api, errorText } from "../lib/api";
+import { REFRESH_MS, usePolling } from "../lib/polling";
+import { Link } from "../lib/router";
+import type { Execution, Trigger } from "../lib/types";
+
+const PAGE = 50;
+
+function Outcome({ e }: { e: Execution }) {
+  if (e.responseStatus !== null) return <span className="code code-fail">HTTP {e.responseStatus}</span>;
+  return <span className="error-cell">{e.errorMessage ?? "No response"}</span>;
+}
+
+export function DeadLetters() {
+  const [rows, setRows] = useState<Execution[] | null>(null);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [triggers, setTriggers] = useState<ReadonlyMap<string, Trigger>>(new Map());
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [replaying, setReplaying] = useState<Execution | null>(null);
+  const [loadingMore, setLoadingMore] = useState(false);
+  const shown = useRef(0);
+  const asked = useRef(new Set<string>());
+  const known = useRef<ReadonlyMap<string, Trigger>>(triggers);
+  shown.current = rows?.length ?? 0;
+  known.current = triggers;
+
+  useEffect(() => {
+    document.title = "Dead letters · ttr";
+  }, []);
+
+  /** Method, URL and status of the triggers on screen: new ones, and those not yet settled again. */
+  const lookUp = useCallback(async (ids: string[], force = false) => {
+    const settled = (id: string) => {
+      const status = known.current.get(id)?.status;
+      return status === undefined || status === "completed" || status === "cancelled";
+    };
+    const wanted = [...new Set(ids)].filter((id) => force || !asked.current.has(id) || !settled(id));
+    for (const id of wanted) asked.current.add(id);
+    const found = await Promise.all(wanted.map((id) => api.trigger(id).then((r) => r.trigger, () => null)));
+    setTriggers((old) => {
+      const next = new Map(old);
+      for (const t of found) if (t) next.set(t.id, t);
+      return next;
+    });
+  }, []);
+
+  const refresh = useCallback(async () => {
+    const limit = Math.min(Math.max(shown.current, PAGE), 500);
+    try {
+      const page = await api.deadLetters(limit, null);
+      setRows((old) => (old === null || old.length <= limit ? page.executions : [...page.executions, ...old.slice(limit)]));
+      if (shown.current <= 500) setCursor(page.nextCursor);
+      setError(null);
+      await lookUp(page.executions.map((e) => e.triggerId));
+    } catch (e) {
+      setError(errorText(e));
+    }
+  }, [lookUp]);
+
+  usePolling(refresh, [refresh]);
+
+  const loadMore = async () => {
+    if (cursor === null) return;
+    setLoadingMore(true);
+    try {
+      const page = await api.deadLetters(PAGE, cursor);
+      setRows((old) => [...(old ?? []), ...page.executions]);
+      setCursor(page.nextCursor);
+      await lookUp(page.executions.map((e) => e.triggerId));
+    } catch (e) {
+      setError(errorText(e));
+    } finally {
+      setLoadingMore(false);
+    }
+  };
+
+  const replay = async (e: Execution) => {
+    setNotice(null);
+    try {
+      const { execution } = await api.replay(e.triggerId);
+      setError(null);
+      setNotice(`Replay now: attempt ${execution.attemptNumber} of the trigger is queued.`);
+    } catch (err) {
+      setError(`Replay now failed: ${errorText(err)}`);
+    }
+    await lookUp([e.triggerId], true);
+  };
+
+  return (
+    <section aria-labelledby="page-h">
+      <div className="page-head">
+        <h1 id="page-h">Dead letters</h1>
+        <p className="muted small">
+          Failed attempts that were not retried. Refreshes every {REFRESH_MS / 1000} s.
+        </p>
+      </div>
+      <Notice text={notice} />
+      <ErrorNote error={error} />
+      {rows === null ? (
+        <p className="muted">Loading…</p>
+      ) : rows.length === 0 ? (
+        <p className="empty card">No dead letters. Every failed attempt was retried or there were none.</p>
+      ) : (
+        <>
+          <div className="table-wrap">
+            <table className="table cards">
+              <thead>
+                <tr>
+                  <th scope="col">Failed</th>
+                  <th scope="col">Trigger</th>
+                  <th scope="col">Attempt</th>
+                  <th scope="col">Outcome</th>
+                  <th scope="col">Trigger status</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((e) => {
+                  const t = triggers.get(e.triggerId);
+                  return (
+                    <tr key={e.id} data-testid="dead-letter-row" data-trigger={e.triggerId}>
+                      <td data-label="Failed">
+                        <Time iso={e.completedAt ?? e.plannedAt} />
+                      </td>
+                      <td data-label="Trigger" className="trigger-cell">
+                        <Link to={`/triggers/${e.triggerId}`} className="row-link">
+                          {t ? (
+                            (t.title ?? (
+                              <>
+                                <span className="method">{t.method}</span> {t.url}
+                              </>
+                            ))
+                          ) : (
+                            <code>{e.triggerId}</code>
+                          )}
+                        </Link>
+                      </td>
+                      <td data-label="Attempt" className="num">
+                        {e.attemptNumber} <span className="muted small">({e.triggeredBy})</span>
+                      </td>
+                      <td data-label="Outcome">
+                        <Outcome e={e} />
+                      </td>
+                      <td data-label="Trigger status">{t ? <StatusBadge kind={t.kind} status={t.status} /> : <span className="muted">—</span>}</td>
+                      <td>
+                        <button
+                          type="button"
+                          className="button small"
+                          disabled={t !== undefined && t.status !== "completed"}
+                          onClick={() => setReplaying(e)}
+                        >
+                          Replay now
+                        </button>
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+          {cursor !== null && (
+            <div className="list-foot">
+              <button type="button" className="button" onClick={loadMore} disabled={loadingMore}>
+                {loadingMore ? "Loading…" : "Load more"}
+              </button>
+            </div>
+          )}
+        </>
+      )}
+      {replaying && (
+        <ConfirmDialog
+          open
+          title="Replay this trigger now?"
+          confirmLabel="Replay now"
+          onConfirm={() => replay(replaying)}
+          onClose={() => setReplaying(null)}
+        >
+          <p>The stored request is sent again at once as a new attempt (triggered by replay). The target may receive it twice.</p>
+        </ConfirmDialog>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,308 @@
+// One trigger (GET /triggers/<id>): the stored request, its schedule in UTC
+// and the viewer's zone, its executions, and Replay now / Retry now where
+// SPEC §3 allows them (completed: both; retrying: Retry now). A recurring
+// trigger shows its cron in words, the next five runs and its instances.
+import { type ReactNode, useCallback, useEffect, useState } from "react";
+import { ConfirmDialog } from "../components/ConfirmDialog";
+import { Executions } from "../components/Executions";
+import { Body, ErrorNote, HeaderList, Notice, StatusBadge, Tags, Time } from "../components/bits";
+import { ApiError, api, errorText } from "../lib/api";
+import { describeCron, nextRuns } from "../lib/cron";
+import { fromNow, inZone, KIND_LABELS, utc, viewerZone } from "../lib/format";
+import { usePolling } from "../lib/polling";
+import { Link } from "../lib/router";
+import { useTriggerList } from "../lib/trigger-list";
+import type { Execution, Trigger } from "../lib/types";
+import { TriggerRows } from "./Triggers";
+
+type Action = "replay" | "retry";
+
+const ACTIONS: Record<Action, { label: string; title: string; text: string }> = {
+  replay: {
+    label: "Replay now",
+    title: "Replay this trigger now?",
+    text: "The stored request is sent again at once as a new attempt (triggered by replay). The target may receive it twice.",
+  },
+  retry: {
+    label: "Retry now",
+    title: "Retry this trigger now?",
+    text: "The stored request is sent at once as a new attempt (triggered by retry). A pending retry is sent now instead of at its planned time.",
+  },
+};
+
+function allowed(t: Trigger): Record<Action, boolean> {
+  const job = t.kind === "job";
+  return { replay: job && t.status === "completed", retry: job && (t.status === "completed" || t.status === "retrying") };
+}
+
+function Field({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="kv">
+      <dt>{label}</dt>
+      <dd>{children}</dd>
+    </div>
+  );
+}
+
+function Schedule({ t }: { t: Trigger }) {
+  if (t.kind === "job") {
+    return (
+      <dl className="kvs">
+        <Field label="Scheduled (UTC)">
+          <time dateTime={t.scheduledAt ?? undefined}>{utc(t.scheduledAt)}</time>
+        </Field>
+        <Field label={`Your time (${viewerZone})`}>
+          {inZone(t.scheduledAt)} <span className="muted">· {fromNow(t.scheduledAt)}</span>
+        </Field>
+      </dl>
+    );
+  }
+  const tz = t.tz ?? "UTC";
+  return (
+    <dl className="kvs">
+      <Field label="Runs">{t.cronExpr ? describeCron(t.cronExpr, tz) : "—"}</Field>
+      <Field label="Cron expression">
+        <code>{t.cronExpr}</code>
+      </Field>
+      <Field label="Time zone">{tz}</Field>
+      {t.status === "cancelled" && <Field label="Next runs">None: this recurring trigger is cancelled.</Field>}
+    </dl>
+  );
+}
+
+function NextRuns({ cronExpr, tz }: { cronExpr: string; tz: string }) {
+  const runs = nextRuns(cronExpr, tz, 5);
+  return (
+    <section className="card" aria-labelledby="runs-h">
+      <h2 id="runs-h">Next 5 runs</h2>
+      {runs.length === 0 ? (
+        <p className="muted">The next runs cannot be computed for this expression.</p>
+      ) : (
+        <div className="table-wrap">
+          <table className="table compact nowrap" data-testid="next-runs">
+            <thead>
+              <tr>
+                <th scope="col">In {tz}</th>
+                <th scope="col">UTC</th>
+                {viewerZone !== tz && <th scope="col">Your time ({viewerZone})</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {runs.map((d) => (
+                <tr key={d.getTime()}>
+                  <td>{inZone(d, tz, true)}</td>
+                  <td>{utc(d.toISOString())}</td>
+                  {viewerZone !== tz && <td>{inZone(d, viewerZone, true)}</td>}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function Instances({ generatorId }: { generatorId: string }) {
+  const list = useTriggerList({ generatorId });
+  return (
+    <section className="card" aria-labelledby="instances-h">
+      <h2 id="instances-h">Instances</h2>
+      <p className="muted small">Each run of this recurring trigger is an instance with its own attempts. Newest first.</p>
+      <ErrorNote error={list.error} />
+      {list.rows === null ? (
+        <p className="muted">Loading…</p>
+      ) : list.rows.length === 0 ? (
+        <p className="muted">No instances.</p>
+      ) : (
+        <>
+          <TriggerRows triggers={list.rows} showKind={false} />
+          {list.cursor !== null && (
+            <div className="list-foot">
+              <button type="button" className="button" onClick={list.loadMore} disabled={list.loadingMore}>
+                {list.loadingMore ? "Loading…" : "Load more instances"}
+              </button>
+            </div>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+export function TriggerDetail({ id }: { id: string }) {
+  const [data, setData] = useState<{ trigger: Trigger; executions: Execution[] } | null>(null);
+  const [missing, setMissing] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState<Action | null>(null);
+
+  const load = useCallback(async () => {
+    try {
+      setData(await api.trigger(id));
+      setError(null);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) setMissing(true);
+      else setError(errorText(e));
+    }
+  }, [id]);
+
+  usePolling(load, [load]);
+
+  const t = data?.trigger;
+  useEffect(() => {
+    document.title = `${t ? (t.title ?? `${t.method} ${t.url}`) : "Trigger"} · ttr`;
+  }, [t]);
+
+  const act = async (action: Action) => {
+    setNotice(null);
+    try {
+      const { execution } = action === "replay" ? await api.replay(id) : await api.retry(id);
+      setError(null);
+      setNotice(`${ACTIONS[action].label}: attempt ${execution.attemptNumber} is queued.`);
+    } catch (e) {
+      setError(`${ACTIONS[action].label} failed: ${errorText(e)}`);
+    }
+    await load();
+  };
+
+  if (missing) {
+    return (
+      <section>
+        <h1>Trigger not found</h1>
+        <p>
+          No trigger with ID <code>{id}</code> in this project. <Link to="/triggers">Back to triggers</Link>
+        </p>
+      </section>
+    );
+  }
+  if (!data || !t) {
+    return (
+      <section aria-busy="true">
+        <p className="muted">Loading trigger…</p>
+        <ErrorNote error={error} />
+      </section>
+    );
+  }
+
+  const can = allowed(t);
+  const heading = t.title ?? `${t.method} ${t.url}`;
+  return (
+    <section aria-labelledby="page-h" className="detail">
+      <p className="crumbs">
+        <Link to="/triggers">Triggers</Link>
+        {t.generatorId && (
+          <>
+            {" / "}
+            <Link to={`/triggers/${t.generatorId}`}>Recurring trigger</Link>
+          </>
+        )}
+      </p>
+      <div className="page-head detail-head">
+        <div>
+          <h1 id="page-h" className="break">
+            {heading}
+          </h1>
+          <p className="muted">
+            <StatusBadge kind={t.kind} status={t.status} /> {t.generatorId ? "Instance of a recurring trigger" : KIND_LABELS[t.kind]}
+          </p>
+        </div>
+        {t.kind === "job" && (
+          <div className="actions">
+            {(["replay", "retry"] as const).map((a) => (
+              <button
+                key={a}
+                type="button"
+                className={a === "replay" ? "button primary" : "button"}
+                disabled={!can[a]}
+                aria-describedby="actions-help"
+                onClick={() => setConfirming(a)}
+              >
+                {ACTIONS[a].label}
+              </button>
+            ))}
+            <p id="actions-help" className="muted small actions-help">
+              {can.replay
+                ? "Sends the stored request again."
+                : can.retry
+                  ? "Retry now sends the pending retry at once."
+                  : "Available once the trigger has completed (Retry now also while retrying)."}
+            </p>
+          </div>
+        )}
+      </div>
+
+      <Notice text={notice} />
+      <ErrorNote error={error} />
+
+      <div className="grid-2">
+        <section className="card" aria-labelledby="schedule-h">
+          <h2 id="schedule-h">{t.kind === "generator" ? "Schedule" : "Scheduled time"}</h2>
+          <Schedule t={t} />
+        </section>
+        <section className="card" aria-labelledby="details-h">
+          <h2 id="details-h">Details</h2>
+          <dl className="kvs">
+            <Field label="ID">
+              <code className="break">{t.id}</code>
+            </Field>
+            <Field label="Custom key">{t.customKey ?? <span className="muted">—</span>}</Field>
+            {t.kind === "generator" && t.title && <Field label="Title">{t.title}</Field>}
+            <Field label="Tags">
+              <Tags tags={t.tags} />
+            </Field>
+            <Field label="Created">
+              <Time iso={t.createdAt} />
+            </Field>
+            <Field label="Updated">
+              <Time iso={t.updatedAt} />
+            </Field>
+          </dl>
+        </section>
+      </div>
+
+      <section className="card" aria-labelledby="request-h">
+        <h2 id="request-h">Stored request</h2>
+        <p className="request-line break">
+          <span className="method">{t.method}</span> <span data-testid="request-url">{t.url}</span>
+        </p>
+        <div className="grid-2 tight">
+          <div>
+            <h3>Headers</h3>
+            <HeaderList headers={t.headers} />
+          </div>
+          <div>
+            <h3>Body</h3>
+            <Body text={t.body} />
+          </div>
+        </div>
+      </section>
+
+      {t.kind === "generator" && t.status === "active" && t.cronExpr && <NextRuns cronExpr={t.cronExpr} tz={t.tz ?? "UTC"} />}
+
+      {t.kind === "job" ? (
+        <section className="card" aria-labelledby="executions-h">
+          <h2 id="executions-h">Executions</h2>
+          <Executions executions={data.executions} />
+        </section>
+      ) : (
+        <Instances generatorId={t.id} />
+      )}
+
+      {confirming && (
+        <ConfirmDialog
+          open
+          title={ACTIONS[confirming].title}
+          confirmLabel={ACTIONS[confirming].label}
+          onConfirm={() => act(confirming)}
+          onClose={() => setConfirming(null)}
+        >
+          <p>{ACTIONS[confirming].text}</p>
+          <p className="muted small break">
+            {t.method} {t.url}
+          </p>
+        </ConfirmDialog>
+      )}
+    </section>
+  );
+}

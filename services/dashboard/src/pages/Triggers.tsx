@@ -1,0 +1,195 @@
+// The trigger list page: filters kept in the URL (so back, reload and links
+// keep them), the rows of useTriggerList with SPEC §3's labels.
+import { type FormEvent, useEffect, useState } from "react";
+import { ErrorNote, StatusBadge, Tags, Time } from "../components/bits";
+import type { TriggerFilter } from "../lib/api";
+import { describeCron } from "../lib/cron";
+import { fromNow, KIND_LABELS, STATUS_FILTERS } from "../lib/format";
+import { REFRESH_MS } from "../lib/polling";
+import { Link, navigate, useLocation } from "../lib/router";
+import { useTriggerList } from "../lib/trigger-list";
+import type { Trigger } from "../lib/types";
+
+const FILTER_KEYS = ["status", "tag", "kind", "customKey"] as const;
+
+function filterOf(query: URLSearchParams): TriggerFilter {
+  const f: TriggerFilter = {};
+  for (const k of FILTER_KEYS) {
+    const v = query.get(k);
+    if (v) f[k] = v;
+  }
+  return f;
+}
+
+function queryOf(f: TriggerFilter): string {
+  const s = new URLSearchParams();
+  for (const k of FILTER_KEYS) if (f[k]) s.set(k, f[k]!);
+  const text = s.toString();
+  return text ? `?${text}` : "";
+}
+
+function When({ t }: { t: Trigger }) {
+  if (t.kind === "generator") return <span>{t.cronExpr ? describeCron(t.cronExpr, t.tz) : "—"}</span>;
+  return (
+    <span className="stack">
+      <Time iso={t.scheduledAt} />
+      <span className="muted small">{fromNow(t.scheduledAt)}</span>
+    </span>
+  );
+}
+
+export function TriggerRows({ triggers, showKind = true }: { triggers: Trigger[]; showKind?: boolean }) {
+  return (
+    <div className="table-wrap">
+      <table className="table cards">
+        <thead>
+          <tr>
+            <th scope="col">Status</th>
+            <th scope="col">Trigger</th>
+            {showKind && <th scope="col">Kind</th>}
+            <th scope="col">Tags</th>
+            <th scope="col">Scheduled</th>
+            <th scope="col">Created</th>
+          </tr>
+        </thead>
+        <tbody>
+          {triggers.map((t) => (
+            <tr key={t.id} data-testid="trigger-row" data-id={t.id}>
+              <td data-label="Status">
+                <StatusBadge kind={t.kind} status={t.status} />
+              </td>
+              <td data-label="Trigger" className="trigger-cell">
+                <div>
+                  <Link to={`/triggers/${t.id}`} className="row-link">
+                    {t.title ?? (
+                      <>
+                        <span className="method">{t.method}</span> {t.url}
+                      </>
+                    )}
+                  </Link>
+                  {t.title && (
+                    <span className="muted small url">
+                      <span className="method">{t.method}</span> {t.url}
+                    </span>
+                  )}
+                  {t.customKey && <span className="muted small">key {t.customKey}</span>}
+                </div>
+              </td>
+              {showKind && <td data-label="Kind">{KIND_LABELS[t.kind]}</td>}
+              <td data-label="Tags">
+                <Tags tags={t.tags} />
+              </td>
+              <td data-label="Scheduled">
+                <When t={t} />
+              </td>
+              <td data-label="Created">
+                <Time iso={t.createdAt} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function Triggers() {
+  const { query } = useLocation();
+  const filter = filterOf(query);
+  const key = queryOf(filter);
+  const [draft, setDraft] = useState<TriggerFilter>(filter);
+  const list = useTriggerList(filter);
+  const { rows, cursor } = list;
+
+  useEffect(() => {
+    document.title = "Triggers · ttr";
+  }, []);
+
+  // The form follows the URL (back and forward included).
+  useEffect(() => {
+    setDraft(filterOf(new URLSearchParams(key)));
+  }, [key]);
+
+  const apply = (f: TriggerFilter) => navigate(`/triggers${queryOf(f)}`);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    apply({ ...draft, tag: draft.tag?.trim(), customKey: draft.customKey?.trim() });
+  };
+  const setField = (k: keyof TriggerFilter, v: string) => setDraft((d) => ({ ...d, [k]: v }));
+  const filtered = Object.keys(filter).length > 0;
+
+  return (
+    <section aria-labelledby="page-h">
+      <div className="page-head">
+        <h1 id="page-h">Triggers</h1>
+        <p className="muted small" aria-live="off">
+          {list.updated ? `Updated ${list.updated.toLocaleTimeString()} · refreshes every ${REFRESH_MS / 1000} s` : "Loading…"}
+        </p>
+      </div>
+
+      <form className="filters card" onSubmit={submit} aria-label="Filter triggers">
+        <div className="field">
+          <label htmlFor="f-status">Status</label>
+          <select id="f-status" value={draft.status ?? ""} onChange={(e) => apply({ ...filter, status: e.target.value })}>
+            <option value="">Any status</option>
+            {STATUS_FILTERS.map((s) => (
+              <option key={s.value} value={s.value}>
+                {s.label}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="f-kind">Kind</label>
+          <select id="f-kind" value={draft.kind ?? ""} onChange={(e) => apply({ ...filter, kind: e.target.value })}>
+            <option value="">Any kind</option>
+            <option value="job">One-shot and instances</option>
+            <option value="generator">Recurring</option>
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="f-tag">Tag</label>
+          <input id="f-tag" value={draft.tag ?? ""} onChange={(e) => setField("tag", e.target.value)} spellCheck={false} autoCapitalize="off" />
+        </div>
+        <div className="field">
+          <label htmlFor="f-key">Custom key</label>
+          <input id="f-key" value={draft.customKey ?? ""} onChange={(e) => setField("customKey", e.target.value)} spellCheck={false} autoCapitalize="off" />
+        </div>
+        <div className="filter-actions">
+          <button type="submit" className="button primary">
+            Apply
+          </button>
+          {filtered && (
+            <button type="button" className="button" onClick={() => apply({})}>
+              Clear
+            </button>
+          )}
+        </div>
+      </form>
+
+      <ErrorNote error={list.error} />
+
+      {rows === null ? (
+        <p className="muted" aria-busy="true">
+          Loading triggers…
+        </p>
+      ) : rows.length === 0 ? (
+        <p className="empty card">{filtered ? "No triggers match these filters." : "No triggers yet. Schedule one with the API and it shows up here."}</p>
+      ) : (
+        <>
+          <TriggerRows triggers={rows} />
+          <div className="list-foot">
+            <p className="muted small">
+              {rows.length} shown{cursor === null ? " · end of list" : ""}
+            </p>
+            {cursor !== null && (
+              <button type="button" className="button" onClick={list.loadMore} disabled={list.loadingMore}>
+                {list.loadingMore ? "Loading…" : "Load more"}
+              </button>
+            )}
+          </div>
+        </>
+      )}
+    </section>
+  );
+}
