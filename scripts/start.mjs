@@ -61,6 +61,8 @@ for (let p = Number(env.METRICS_PORT ?? 9464); metricsPorts.length < 2 && p < 65
   if (!(await canConnect("127.0.0.1", p))) metricsPorts.push(p);
 }
 while (metricsPorts.length < 2) metricsPorts.push(await freePort());
+// A caller that must know the executor's port exactly (the start test) sets it.
+if (env.TTR_EXECUTOR_METRICS_PORT) metricsPorts[1] = Number(env.TTR_EXECUTOR_METRICS_PORT);
 const services = [
   ["api", {}],
   ["scheduler", { METRICS_PORT: String(metricsPorts[0]) }],

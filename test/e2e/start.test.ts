@@ -9,6 +9,7 @@ import { afterAll, expect, it } from "vitest";
 import { freePort } from "@ttr/platform";
 import { freshDatabase, redisPrefix, redisUrl } from "../support/db.js";
 import { request } from "../support/http.js";
+import { eventually } from "../support/rows.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "ttr-start-"));
@@ -18,6 +19,7 @@ it("prints a working API key and a curl command that schedules; Ctrl-C stops eve
   const database = await freshDatabase();
   const port = await freePort();
   const metricsPort = await freePort();
+  const executorPort = await freePort();
   const child = spawn(process.execPath, [path.join(root, "scripts", "start.mjs")], {
     env: {
       ...process.env,
@@ -27,6 +29,7 @@ it("prints a working API key and a curl command that schedules; Ctrl-C stops eve
       TTR_DATA_DIR: dataDir,
       PORT: String(port),
       METRICS_PORT: String(metricsPort),
+      TTR_EXECUTOR_METRICS_PORT: String(executorPort),
       LOG_LEVEL: "warn",
     },
     stdio: ["ignore", "pipe", "pipe"],
@@ -52,7 +55,14 @@ it("prints a working API key and a curl command that schedules; Ctrl-C stops eve
     const res = await request(url.replace("localhost", "127.0.0.1"), "POST", new URL(url).pathname, headers, body);
     expect(res.status, res.text).toBe(200);
     expect(res.json()).toMatchObject({ kind: "job", operation: "schedule" });
-    expect((await request(`http://127.0.0.1:${metricsPort}`, "GET", "/readyz")).status, out).toBe(200);
+    // The scheduler and executor were started with the api; they may still be starting.
+    for (const p of [metricsPort, executorPort]) {
+      const status = await eventually(async () => {
+        const r = await request(`http://127.0.0.1:${p}`, "GET", "/readyz").catch(() => null);
+        return r?.status === 200 ? 200 : undefined;
+      }, 20_000, `readiness on port ${p}`);
+      expect(status, out).toBe(200);
+    }
   } finally {
     child.kill("SIGINT");
     const code = await new Promise((r) => (child.exitCode !== null ? r(child.exitCode) : child.once("exit", r)));

@@ -138,3 +138,7 @@ export const attemptTags = (db: SqlRunner, executionId: string) => queryOne<{ pr
 export async function countHeld(db: SqlRunner, now: Date): Promise<number> {
   return (await queryOne<{ held: number }>(db, "count_held", now))?.held ?? 0;
 }
+
+export async function nextPlannedAt(db: SqlRunner, now: Date): Promise<Date | null> {
+  return (await queryOne<{ nextAt: Date | null }>(db, "next_planned_at", now))?.nextAt ?? null;
+}

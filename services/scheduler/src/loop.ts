@@ -2,7 +2,7 @@
 // SCHEDULER_TICK_MS, a few ms after the boundary), so a trigger due at a
 // second is claimed right after that second starts: never before it
 // (SPEC §1 firing precision 2), and usually within milliseconds.
-import { countHeld } from "@ttr/db";
+import { countHeld, nextPlannedAt } from "@ttr/db";
 import type { Deps } from "./deps.js";
 import { dispatchBatch, requeueLost } from "./dispatch.js";
 import { promoteBatch } from "./promote.js";
@@ -20,6 +20,8 @@ export class SchedulerLoop {
   private active = false;
   private lastSweep = 0;
   private lastRequeue = Date.now();
+  /** a planned attempt due before the next aligned tick */
+  private wakeAt: number | null = null;
 
   constructor(private readonly deps: Deps) {}
 
@@ -41,7 +43,8 @@ export class SchedulerLoop {
     if (!this.active) return;
     const tick = this.deps.env.SCHEDULER_TICK_MS;
     const now = Date.now();
-    const wait = (Math.floor(now / tick) + 1) * tick + ALIGN_SLACK_MS - now;
+    let wait = (Math.floor(now / tick) + 1) * tick + ALIGN_SLACK_MS - now;
+    if (this.wakeAt !== null) wait = Math.max(0, Math.min(wait, this.wakeAt + 1 - now));
     this.timer = setTimeout(() => {
       this.running = this.tick().finally(() => {
         this.running = null;
@@ -64,6 +67,7 @@ export class SchedulerLoop {
         if (!this.active || (promoted < batch && dispatched < batch)) break;
       }
       this.deps.metrics.fullTags.set(full.size);
+      this.wakeAt = (await nextPlannedAt(this.deps.db, new Date()))?.getTime() ?? null;
       const now = new Date();
       if (now.getTime() - this.lastSweep >= SWEEP_EVERY_MS) {
         this.lastSweep = now.getTime();
