@@ -17,6 +17,13 @@ if (!existsSync(CHROMIUM) && process.platform === "linux" && process.getuid?.() 
   }
 }
 
+// Test files are type-checked too (the build covers only sources).
+const typecheck = spawnSync(path.join(root, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.test.json"], { cwd: root, stdio: "inherit" });
+if (typecheck.status !== 0) {
+  process.stderr.write("ttr: the test files do not type-check\n");
+  process.exit(typecheck.status ?? 1);
+}
+
 mkdirSync(dataDir, { recursive: true });
 const report = path.join(dataDir, "test-report.json");
 const res = spawnSync(

@@ -33,7 +33,7 @@ it("two schedulers and two executors fire every trigger exactly once", async () 
     );
     expect(replies.map((r) => r.status).every((s) => s === 200)).toBe(true);
   }
-  const [{ pending }] = await sys.db.$queryRawUnsafe<Array<{ pending: number }>>(`SELECT count(*)::int AS pending FROM triggers WHERE status = 'registered'`);
+  const [{ pending } = { pending: -1 }] = await sys.db.$queryRawUnsafe<Array<{ pending: number }>>(`SELECT count(*)::int AS pending FROM triggers WHERE status = 'registered'`);
   expect(pending).toBe(n);
   const deadline = Date.now() + 20_000;
   while (target.received.filter((r) => r.url.startsWith("/once/")).length < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));

@@ -15,7 +15,7 @@ export interface TestApi {
   projectId: string;
   apiKey: string;
   /** send to this api; `headers` are exactly what is sent */
-  call: (method: string, path: string, headers?: Record<string, string | string[]>, body?: string | Buffer) => ReturnType<typeof request>;
+  call: (method: string, path: string, headers?: Record<string, string | string[] | undefined>, body?: string | Buffer) => ReturnType<typeof request>;
   close(): Promise<void>;
 }
 

@@ -14,10 +14,12 @@ export function request(
   base: string,
   method: string,
   path: string,
-  headers: Record<string, string | string[]> = {},
+  given: Record<string, string | string[] | undefined> = {},
   body?: string | Buffer,
 ): Promise<Reply> {
   const url = new URL(path, base);
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(given)) if (value !== undefined) headers[name] = value;
   const hasLength = Object.keys(headers).some((h) => h.toLowerCase() === "content-length" || h.toLowerCase() === "transfer-encoding");
   const sent = body !== undefined && !hasLength ? { ...headers, "Content-Length": String(Buffer.byteLength(body)) } : headers;
   return new Promise((resolve, reject) => {

@@ -13,7 +13,7 @@ export interface TestSession {
   /** the `Cookie` header value, `ttr_session=<token>` */
   cookie: string;
   /** send with the session cookie (and a JSON Content-Type when `json` is given) */
-  call(method: string, path: string, headers?: Record<string, string>, json?: unknown): Promise<Reply>;
+  call(method: string, path: string, headers?: Record<string, string | undefined>, json?: unknown): Promise<Reply>;
   get<T = any>(path: string): Promise<T>;
 }
 
@@ -24,7 +24,7 @@ export function sessionCookieOf(reply: Reply): string {
   return set.split(";")[0]!;
 }
 
-export function login(api: TestApi, email: string, password: string, headers: Record<string, string> = {}): Promise<Reply> {
+export function login(api: TestApi, email: string, password: string, headers: Record<string, string | undefined> = {}): Promise<Reply> {
   return api.call("POST", "/auth/login", { "Content-Type": "application/json", ...headers }, JSON.stringify({ email, password }));
 }
 
@@ -37,7 +37,7 @@ export async function signIn(api: TestApi, opts: { projectId?: string; email?: s
   const res = await login(api, email, password);
   if (res.status !== 200) throw new Error(`login failed: ${res.status} ${res.text}`);
   const cookie = sessionCookieOf(res);
-  const call = (method: string, path: string, headers: Record<string, string> = {}, json?: unknown) =>
+  const call = (method: string, path: string, headers: Record<string, string | undefined> = {}, json?: unknown) =>
     json === undefined
       ? api.call(method, path, { Cookie: cookie, ...headers })
       : api.call(method, path, { Cookie: cookie, "Content-Type": "application/json", ...headers }, JSON.stringify(json));

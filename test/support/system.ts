@@ -25,7 +25,7 @@ export interface System {
   apiKey: string;
   env: Record<string, string>;
   services: Service[];
-  call: (method: string, path: string, headers?: Record<string, string | string[]>, body?: string | Buffer) => ReturnType<typeof request>;
+  call: (method: string, path: string, headers?: Record<string, string | string[] | undefined>, body?: string | Buffer) => ReturnType<typeof request>;
   startService(kind: "scheduler" | "executor", extraEnv?: Record<string, string>): Promise<Service>;
   kill(service: Service, signal?: NodeJS.Signals): Promise<number | null>;
   stop(): Promise<void>;

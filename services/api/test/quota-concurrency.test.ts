@@ -25,6 +25,7 @@ it("200 parallel /schedule calls against a quota of 150: 150 successes with 149â
   for (const r of refused) expect(r.json()).toEqual({ _tag: "QuotaExceeded", message: "Monthly quota of 150 triggers exceeded" });
   const remaining = ok.map((r) => r.json().monthQuotaRemaining as number).sort((a, b) => a - b);
   expect(remaining).toEqual(Array.from({ length: 150 }, (_, i) => i));
-  const [{ count }] = await api.db.$queryRawUnsafe<Array<{ count: number }>>(`SELECT count(*)::int AS count FROM triggers`);
+  const [row] = await api.db.$queryRawUnsafe<Array<{ count: number }>>(`SELECT count(*)::int AS count FROM triggers`);
+  const count = row?.count;
   expect(count).toBe(150);
 });

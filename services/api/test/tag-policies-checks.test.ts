@@ -18,10 +18,10 @@ const MISSING = "00000000-0000-4000-8000-000000000000";
 const key = () => ({ "ttr-api-key": api.apiKey });
 const json = { "Content-Type": "application/json" };
 
-function post(body: unknown, headers: Record<string, string> = { ...key(), ...json }) {
+function post(body: unknown, headers: Record<string, string | undefined> = { ...key(), ...json }) {
   return api.call("POST", "/tag-policies", headers, typeof body === "string" ? body : JSON.stringify(body));
 }
-function put(id: string, body: unknown, headers: Record<string, string> = { ...key(), ...json }) {
+function put(id: string, body: unknown, headers: Record<string, string | undefined> = { ...key(), ...json }) {
   return api.call("PUT", `/tag-policies/${id}`, headers, body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body));
 }
 
