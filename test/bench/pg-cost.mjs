@@ -1,0 +1,99 @@
+// Where PostgreSQL's time goes per fire: runs the firing pipeline's own SQL
+// statements (packages/db/sql) by hand over N due triggers, one phase at a
+// time on one connection, and reports per trigger the backend's CPU (from
+// /proc), the wall time and the WAL written. start/finish run three ways:
+// as the services send them today (unnamed statements: planned on every
+// call), prepared once per connection, and prepared with
+// synchronous_commit off.
+// Usage: node test/bench/pg-cost.mjs [N]   (N divisible by 3; default 6000)
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { openBench, root } from "./lib/infra.mjs";
+import { cpuMs } from "./lib/procstat.mjs";
+import { benchProject, insertTriggers, pool } from "./lib/triggers.mjs";
+
+const sql = (name) => readFileSync(path.join(root, "packages", "db", "sql", `${name}.sql`), "utf8");
+
+async function phase(client, label, count, fn) {
+  const pid = (await client.query("SELECT pg_backend_pid() AS pid")).rows[0].pid;
+  const lsn0 = (await client.query("SELECT pg_current_wal_lsn() AS l")).rows[0].l;
+  const cpu0 = cpuMs(pid);
+  const t0 = performance.now();
+  await fn();
+  const wall = performance.now() - t0;
+  const cpu = cpuMs(pid) - cpu0;
+  const wal = (await client.query("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1)::float8 AS b", [lsn0])).rows[0].b;
+  return { label, cpuUs: (cpu * 1000) / count, wallUs: (wall * 1000) / count, walBytes: wal / count };
+}
+
+const finishValues = (id) => [id, new Date(), 200, '{"content-type":"text/plain"}', "ok", 2, null, false, null];
+
+export async function pgCost(ctx, n = 6000, batch = 500) {
+  const database = await ctx.database();
+  const db = pool(database.url, 1);
+  const client = await db.connect();
+  try {
+    const { projectId } = await benchProject(database.url);
+    const due = Math.floor(Date.now() / 1000) * 1000 - 1000;
+    const rows = [];
+    rows.push(await phase(client, "insert triggers (unnest, 5,000 per statement)", n, () => insertTriggers(client, projectId, { count: n, sinkBase: "http://127.0.0.1:9", dueAt: () => due })));
+    const now = new Date();
+    rows.push(
+      await phase(client, `promote_due, batches of ${batch} in a transaction`, n, async () => {
+        for (;;) {
+          await client.query("BEGIN");
+          const r = await client.query(sql("promote_due"), [now, batch]);
+          await client.query("COMMIT");
+          if (r.rowCount < batch) break;
+        }
+      }),
+    );
+    const ids = [];
+    rows.push(
+      await phase(client, `select_dispatchable + mark_dispatched, batches of ${batch}`, n, async () => {
+        for (;;) {
+          await client.query("BEGIN");
+          const r = await client.query(sql("select_dispatchable"), [now, batch, [], []]);
+          const batchIds = r.rows.map((x) => x.executionId);
+          if (batchIds.length) await client.query(sql("mark_dispatched"), [batchIds]);
+          await client.query("COMMIT");
+          ids.push(...batchIds);
+          if (batchIds.length < batch) break;
+        }
+      }),
+    );
+    const third = Math.floor(ids.length / 3);
+    const ways = [
+      ["as sent today (unnamed: planned every call)", ids.slice(0, third), () => ({})],
+      ["prepared once per connection", ids.slice(third, 2 * third), (name) => ({ name })],
+      ["prepared, synchronous_commit off", ids.slice(2 * third, 3 * third), (name) => ({ name })],
+    ];
+    for (const [how, list, named] of ways) {
+      if (how.includes("synchronous_commit")) await client.query("SET synchronous_commit = off");
+      rows.push(await phase(client, `start_attempt, ${how}`, list.length, async () => {
+        for (const id of list) await client.query({ text: sql("start_attempt"), values: [id, 300, 30], ...named("start") });
+      }));
+      rows.push(await phase(client, `finish_attempt, ${how}`, list.length, async () => {
+        for (const id of list) await client.query({ text: sql("finish_attempt"), values: finishValues(id), ...named("finish") });
+      }));
+    }
+    return rows;
+  } finally {
+    client.release();
+    await db.end();
+    await database.drop();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const ctx = await openBench();
+  try {
+    const n = Number(process.argv[2] ?? 6000);
+    const rows = await pgCost(ctx, n);
+    console.log(`PostgreSQL cost per trigger, ${n} triggers, one connection:\n`);
+    console.log("| phase | backend CPU | wall | WAL |\n|---|---|---|---|");
+    for (const r of rows) console.log(`| ${r.label} | ${r.cpuUs.toFixed(0)} µs | ${r.wallUs.toFixed(0)} µs | ${(r.walBytes / 1024).toFixed(1)} KiB |`);
+  } finally {
+    await ctx.close();
+  }
+}

@@ -1,0 +1,43 @@
+// The scenario list: each entry runs one repetition and returns its figures.
+import { defaults, tuned } from "../config.mjs";
+import { apiOnce } from "./api.mjs";
+import { baselineBurstOnce, burstOnce } from "./burst.mjs";
+import { declareOnce } from "./declare.mjs";
+import { heldOnce } from "./held.mjs";
+import { pgCost } from "../pg-cost.mjs";
+import { scaleOnce } from "./scale.mjs";
+import { baselineSteadyOnce, steadyOnce } from "./steady.mjs";
+
+/**
+ * @typedef {object} Scenario
+ * @property {string} summary
+ * @property {import("../config.mjs").Config} config
+ * @property {number} [runs]  repetitions (default: the run's --runs)
+ * @property {(ctx: import("../lib/infra.mjs").BenchContext, opts: {quick: boolean, config: import("../config.mjs").Config, log: (m: string) => void}) => Promise<object>} once
+ */
+
+/** @type {Record<string, Scenario>} */
+export const scenarios = {
+  baseline: {
+    summary: "BullMQ delayed jobs + a got worker: steady 500/1,000/2,000 per s and a 50,000 burst",
+    config: tuned,
+    once: async (ctx, opts) => ({ steady: await baselineSteadyOnce(ctx, opts), burst: await baselineBurstOnce(ctx, opts) }),
+  },
+  steady: { summary: "triggers due at 500, 1,000 and 2,000 per s for 60 s each", config: tuned, once: steadyOnce },
+  burst: { summary: "50,000 triggers due in the same second", config: tuned, once: burstOnce },
+  api: { summary: "/schedule at fixed rates (autocannon -R) vs a bare express 5 handler doing one INSERT", config: tuned, once: apiOnce },
+  scale: { summary: "1, 2 and 4 executors against a sink that holds each request 200 ms", config: tuned, once: scaleOnce },
+  declare: { summary: "/declare of 10,000 keyed items (added, unchanged, 1% changed) and /bulk of 10,000 upserts", config: tuned, once: declareOnce },
+  held: { summary: "100,000 triggers held at rate 0 must not slow other tags at 200/s", config: tuned, once: heldOnce },
+  pg: {
+    summary: "PostgreSQL CPU, wall time and WAL per trigger of each firing statement, run by hand on one connection",
+    config: tuned,
+    once: async (ctx, opts) => Object.fromEntries((await pgCost(ctx, opts.quick ? 600 : 6000)).map((r) => [r.label, { cpuUs: r.cpuUs, wallUs: r.wallUs, walKiB: r.walBytes / 1024 }])),
+  },
+  defaults: {
+    summary: "steady and burst again with every setting at its default (one run)",
+    config: defaults,
+    runs: 1,
+    once: async (ctx, opts) => ({ steady: await steadyOnce(ctx, opts), burst: await burstOnce(ctx, opts) }),
+  },
+};

@@ -1,0 +1,41 @@
+// steady: triggers due at a fixed rate (500, 1,000 and 2,000 per second)
+// for 60 s each, planned ahead by SQL. Fire lateness (arrival minus the
+// scheduled second), early, missed and duplicated firings, CPU per fire of
+// each stage, and the memory of each service at the end.
+import { baselineFiring, ttrFiring } from "../lib/firing.mjs";
+
+export const sizes = {
+  full: { rates: [500, 1000, 2000], seconds: 60 },
+  quick: { rates: [100], seconds: 3 },
+};
+
+/** `rate` triggers due at each of `seconds` consecutive seconds. */
+export function steadyPlan(rate, seconds) {
+  return { count: rate * seconds, offset: (n) => Math.floor(n / rate) * 1000 };
+}
+
+/**
+ * One run of every rate against ttr.
+ * @param {import("../lib/infra.mjs").BenchContext} ctx
+ * @param {{quick?: boolean, config: import("../config.mjs").Config, rates?: number[], seconds?: number, log?: (m: string) => void}} opts
+ */
+export async function steadyOnce(ctx, opts) {
+  const size = opts.quick ? sizes.quick : sizes.full;
+  const out = {};
+  for (const rate of opts.rates ?? size.rates) {
+    opts.log?.(`steady ${rate}/s: ${opts.seconds ?? size.seconds} s`);
+    out[rate] = await ttrFiring(ctx, steadyPlan(rate, opts.seconds ?? size.seconds), { services: opts.config.services, progress: opts.log });
+  }
+  return out;
+}
+
+/** The same load through the baseline. */
+export async function baselineSteadyOnce(ctx, opts) {
+  const size = opts.quick ? sizes.quick : sizes.full;
+  const out = {};
+  for (const rate of opts.rates ?? size.rates) {
+    opts.log?.(`baseline steady ${rate}/s: ${opts.seconds ?? size.seconds} s`);
+    out[rate] = await baselineFiring(ctx, steadyPlan(rate, opts.seconds ?? size.seconds), { concurrency: opts.config.concurrency, progress: opts.log });
+  }
+  return out;
+}
