@@ -1,5 +1,5 @@
 // Reading stored rows in tests, straight from the tables.
-import type { Db } from "@ttr/db";
+import type { Db, ExecutionRow } from "@ttr/db";
 
 export interface StoredTrigger {
   id: string;
@@ -47,22 +47,8 @@ export async function setTriggerStatus(db: Db, id: string, status: string): Prom
   await db.$executeRawUnsafe(`UPDATE triggers SET status = $2::trigger_status WHERE id = $1::uuid`, id, status);
 }
 
-export interface StoredExecution {
-  id: string;
-  attemptNumber: number;
-  triggeredBy: string;
-  status: string;
-  plannedAt: Date;
-  startedAt: Date | null;
-  completedAt: Date | null;
-  responseStatus: number | null;
-  responseHeaders: Record<string, string> | null;
-  responseBody: string | null;
-  responseSize: number | null;
-  errorMessage: string | null;
-  isDeadLetter: boolean;
-  timeoutSeconds: number | null;
-}
+/** An execution as the dashboard returns it, plus the timeout fixed at its start. */
+export type StoredExecution = Omit<ExecutionRow, "triggerId" | "createdAt"> & { timeoutSeconds: number | null };
 
 export async function executionsOf(db: Db, triggerId: string): Promise<StoredExecution[]> {
   return db.$queryRawUnsafe<StoredExecution[]>(

@@ -94,25 +94,20 @@ function generatorJson(rows: GeneratorWrite[]): string {
   );
 }
 
-export async function updateJobRows(db: SqlRunner, projectId: string, rows: JobWrite[]): Promise<string[]> {
+/** Runs one of the set-based write statements over all its rows; nothing to write, no round trip. */
+async function writeRows(db: SqlRunner, statement: string, projectId: string, rows: unknown[], json: string): Promise<string[]> {
   if (rows.length === 0) return [];
-  return ids(await query(db, "declare_update_triggers", projectId, jobJson(rows)));
+  return ids(await query(db, statement, projectId, json));
 }
 
-export async function insertJobRows(db: SqlRunner, projectId: string, rows: JobWrite[]): Promise<string[]> {
-  if (rows.length === 0) return [];
-  return ids(await query(db, "declare_insert_triggers", projectId, jobJson(rows)));
-}
-
-export async function updateGeneratorRows(db: SqlRunner, projectId: string, rows: GeneratorWrite[]): Promise<string[]> {
-  if (rows.length === 0) return [];
-  return ids(await query(db, "declare_update_generators", projectId, generatorJson(rows)));
-}
-
-export async function insertGeneratorRows(db: SqlRunner, projectId: string, rows: GeneratorWrite[]): Promise<string[]> {
-  if (rows.length === 0) return [];
-  return ids(await query(db, "declare_insert_generators", projectId, generatorJson(rows)));
-}
+export const updateJobRows = (db: SqlRunner, projectId: string, rows: JobWrite[]) =>
+  writeRows(db, "declare_update_triggers", projectId, rows, jobJson(rows));
+export const insertJobRows = (db: SqlRunner, projectId: string, rows: JobWrite[]) =>
+  writeRows(db, "declare_insert_triggers", projectId, rows, jobJson(rows));
+export const updateGeneratorRows = (db: SqlRunner, projectId: string, rows: GeneratorWrite[]) =>
+  writeRows(db, "declare_update_generators", projectId, rows, generatorJson(rows));
+export const insertGeneratorRows = (db: SqlRunner, projectId: string, rows: GeneratorWrite[]) =>
+  writeRows(db, "declare_insert_generators", projectId, rows, generatorJson(rows));
 
 /** A `cancels` entry of /bulk as bulk_resolve_cancels reads it. */
 export interface CancelTarget {

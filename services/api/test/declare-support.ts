@@ -2,6 +2,7 @@
 // rows read straight from the tables.
 import { expect } from "vitest";
 import type { TestApi } from "../../../test/support/api.js";
+import type { StoredTrigger } from "../../../test/support/rows.js";
 import type { Reply } from "../../../test/support/http.js";
 
 export function post(api: TestApi, path: "/declare" | "/bulk", body: unknown, headers: Record<string, string> = {}): Promise<Reply> {
@@ -32,21 +33,8 @@ export const at = (iso: string) => new Date(iso);
 /** A whole-second time `hours` from now, as ISO text. */
 export const inHours = (hours: number) => new Date(Math.floor(Date.now() / 1000) * 1000 + hours * 3600_000).toISOString();
 
-export interface JobRow {
-  id: string;
-  status: string;
-  customKey: string | null;
-  generatorId: string | null;
-  title: string | null;
-  url: string;
-  method: string;
-  headers: Array<[string, string]>;
-  body: Buffer | null;
-  tags: string[];
-  source: string;
-  scheduledAt: Date;
-  attempts: number;
-}
+/** A stored one-shot with the columns /declare also writes. */
+export type JobRow = StoredTrigger & { source: string; attempts: number };
 
 export async function jobRow(api: TestApi, id: string): Promise<JobRow> {
   const rows = await api.db.$queryRawUnsafe<JobRow[]>(
