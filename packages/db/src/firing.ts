@@ -2,6 +2,7 @@
 // SPEC §3): the scheduler promotes, plans and dispatches; the executor starts
 // and finishes attempts; the reaper closes lost ones. One statement each.
 import type { RetryFields } from "@ttr/core";
+import type { PgRunner } from "./pool.js";
 import { query, queryOne, type SqlRunner } from "./sql.js";
 
 export interface PromotedTrigger {
@@ -82,13 +83,14 @@ export interface StartedAttempt {
   policies: Array<RetryFields & { tag: string }>;
 }
 
-export async function startAttempt(db: SqlRunner, executionId: string, defaultTimeout: number, reapGrace: number): Promise<StartedAttempt | undefined> {
-  const row = await queryOne<StartedAttempt>(db, "start_attempt", executionId, defaultTimeout, reapGrace);
-  if (!row) return undefined;
-  // json columns arrive parsed or as text depending on the driver path
-  if (typeof row.headers === "string") row.headers = JSON.parse(row.headers);
-  if (typeof row.policies === "string") row.policies = JSON.parse(row.policies);
-  return row;
+/**
+ * Starts many planned attempts with one statement; answers, per id in
+ * order, the request to send, or undefined when that attempt may not start.
+ */
+export async function startAttempts(db: PgRunner, executionIds: string[], defaultTimeout: number, reapGrace: number): Promise<Array<StartedAttempt | undefined>> {
+  const rows = await db.named<StartedAttempt>("start_attempts", [executionIds, defaultTimeout, reapGrace]);
+  const byId = new Map(rows.map((row) => [row.executionId, row]));
+  return executionIds.map((id) => byId.get(id));
 }
 
 export interface AttemptRecord {
@@ -103,21 +105,28 @@ export interface AttemptRecord {
   retryAt: Date | null;
 }
 
-export async function finishAttempt(db: SqlRunner, executionId: string, r: AttemptRecord): Promise<{ recorded: boolean; retryExecutionId: string | null }> {
-  const row = await queryOne<{ recorded: number; retryExecutionId: string | null }>(
-    db,
-    "finish_attempt",
-    executionId,
-    r.completedAt,
-    r.responseStatus,
-    r.responseHeaders === null ? null : JSON.stringify(r.responseHeaders),
-    r.responseBody,
-    r.responseSize,
-    r.errorMessage,
-    r.isDeadLetter,
-    r.retryAt,
-  );
-  return { recorded: Number(row?.recorded ?? 0) > 0, retryExecutionId: row?.retryExecutionId ?? null };
+export interface FinishedAttempt {
+  /** false when the attempt had already been closed as Executor died */
+  recorded: boolean;
+  retryExecutionId: string | null;
+}
+
+/** Records many attempts' outcomes with one statement; answers per input, in order. */
+export async function finishAttempts(db: PgRunner, outcomes: Array<{ executionId: string; record: AttemptRecord }>): Promise<FinishedAttempt[]> {
+  const column = <T>(pick: (r: AttemptRecord) => T) => outcomes.map((o) => pick(o.record));
+  const rows = await db.named<{ executionId: string; retryExecutionId: string | null }>("finish_attempts", [
+    outcomes.map((o) => o.executionId),
+    column((r) => r.completedAt),
+    column((r) => r.responseStatus),
+    column((r) => (r.responseHeaders === null ? null : JSON.stringify(r.responseHeaders))),
+    column((r) => r.responseBody),
+    column((r) => r.responseSize),
+    column((r) => r.errorMessage),
+    column((r) => r.isDeadLetter),
+    column((r) => r.retryAt),
+  ]);
+  const byId = new Map(rows.map((row) => [row.executionId, row.retryExecutionId]));
+  return outcomes.map((o) => ({ recorded: byId.has(o.executionId), retryExecutionId: byId.get(o.executionId) ?? null }));
 }
 
 export interface LimitingPolicy {

@@ -8,3 +8,4 @@ export * from "./firing.js";
 export * from "./dashboard.js";
 export * from "./policies.js";
 export * from "./declare.js";
+export { createPgRunner, type PgRunner } from "./pool.js";

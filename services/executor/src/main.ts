@@ -2,20 +2,20 @@
 // metrics. Scale by running more processes (CONTRACT §9).
 import { Worker } from "bullmq";
 import { ATTEMPT_QUEUE } from "@ttr/core";
-import { createDb, dbPing } from "@ttr/db";
+import { createPgRunner } from "@ttr/db";
 import { createLogger, createRedis, createRegistry, redisPing, startOpsServer } from "@ttr/platform";
 import { loadEnv } from "./env.js";
 import { createMetrics } from "./metrics.js";
 import { destroyAgents } from "./send.js";
-import { processAttempt } from "./worker.js";
+import { attemptBatches, processAttempt } from "./worker.js";
 
 const env = loadEnv();
 const log = createLogger("executor", env.LOG_LEVEL);
-const db = createDb(env.DATABASE_URL, { max: env.DB_POOL_SIZE, applicationName: "ttr-executor" });
+const db = createPgRunner(env.DATABASE_URL, { max: env.DB_POOL_SIZE, applicationName: "ttr-executor" });
 const redis = createRedis(env.REDIS_URL, "ttr-executor");
 const registry = createRegistry("executor");
 const metrics = createMetrics(registry);
-const deps = { env, db, redis, log, metrics };
+const deps = { env, db, batches: attemptBatches(db, env), redis, log, metrics };
 
 // maxStalledCount 0: a job whose worker died mid-attempt is failed, never run
 // again (SPEC §1 Lost attempts 1); the reaper closes its execution.
@@ -29,7 +29,7 @@ const worker = new Worker(ATTEMPT_QUEUE, (job) => processAttempt(deps, job.data)
 worker.on("failed", (job, err) => log.error("attempt job failed", { executionId: job?.data?.executionId, error: err.message }));
 worker.on("error", (err) => log.error("worker error", { error: err.message }));
 
-const ops = await startOpsServer(env.METRICS_PORT, registry, async () => (await dbPing(db)) && (await redisPing(redis)));
+const ops = await startOpsServer(env.METRICS_PORT, registry, async () => (await db.ping()) && (await redisPing(redis)));
 log.info("executor started", { metricsPort: env.METRICS_PORT, concurrency: env.EXECUTOR_CONCURRENCY });
 
 let stopping = false;
@@ -41,7 +41,7 @@ async function shutdown(signal: string): Promise<void> {
   await Promise.race([worker.close(), deadline]);
   ops.close();
   destroyAgents();
-  await Promise.allSettled([db.$disconnect()]);
+  await Promise.allSettled([db.end()]);
   await redis.quit().catch(() => {});
   log.info("executor stopped");
   process.exit(0);

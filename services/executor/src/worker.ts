@@ -1,8 +1,8 @@
 // One attempt, from queue job to execution row: start it (only from
 // `planned`, so a job is never sent twice), send it, record the outcome.
 import { checkAttemptJob } from "@ttr/core";
-import { attemptTags, finishAttempt, startAttempt, type Db } from "@ttr/db";
-import { type Logger, markEnded, markStarted } from "@ttr/platform";
+import { type AttemptRecord, attemptTags, type FinishedAttempt, finishAttempts, type PgRunner, type StartedAttempt, startAttempts } from "@ttr/db";
+import { Batcher, type Logger, markEnded, markStarted } from "@ttr/platform";
 import type { Redis } from "ioredis";
 import type { ExecutorEnv } from "./env.js";
 import type { Metrics } from "./metrics.js";
@@ -11,15 +11,34 @@ import { type AttemptResult, classify, sendAttempt } from "./send.js";
 
 export interface WorkerDeps {
   env: ExecutorEnv;
-  db: Db;
+  db: PgRunner;
+  batches: AttemptBatches;
   redis: Redis;
   log: Logger;
   metrics: Metrics;
 }
 
+/**
+ * Starts and finishes of attempts in flight at about the same time share one
+ * statement each (see Batcher): per attempt, the database does a fraction of
+ * the work of two single-row statements.
+ */
+export interface AttemptBatches {
+  start: Batcher<string, StartedAttempt | undefined>;
+  finish: Batcher<{ executionId: string; record: AttemptRecord }, FinishedAttempt>;
+}
+
+export function attemptBatches(db: PgRunner, env: ExecutorEnv): AttemptBatches {
+  const opts = { maxBatch: 200, parallel: 2 };
+  return {
+    start: new Batcher((ids) => startAttempts(db, ids, env.TTR_DEFAULT_TIMEOUT_SECONDS, env.TTR_REAP_GRACE_SECONDS), opts),
+    finish: new Batcher((outcomes) => finishAttempts(db, outcomes), opts),
+  };
+}
+
 export async function processAttempt(deps: WorkerDeps, data: unknown): Promise<void> {
   const { executionId } = checkAttemptJob(data);
-  const started = await startAttempt(deps.db, executionId, deps.env.TTR_DEFAULT_TIMEOUT_SECONDS, deps.env.TTR_REAP_GRACE_SECONDS);
+  const started = await deps.batches.start.call(executionId);
   const prefix = deps.env.TTR_REDIS_PREFIX;
   if (!started) {
     // Cancelled after admission, or already started elsewhere: free what admission reserved.
@@ -49,7 +68,7 @@ export async function processAttempt(deps: WorkerDeps, data: unknown): Promise<v
     deps.log.warn("attempt not recordable; left for the reaper", log);
     return;
   }
-  const { recorded, retryExecutionId } = await finishAttempt(deps.db, executionId, record);
+  const { recorded, retryExecutionId } = await deps.batches.finish.call({ executionId, record });
   await markEnded(deps.redis, prefix, started.projectId, started.tags, executionId);
   deps.log.info("attempt", { ...log, status: record.responseStatus, recorded, retry: retryExecutionId !== null, deadLetter: record.isDeadLetter });
 }

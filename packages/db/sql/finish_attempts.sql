@@ -1,0 +1,35 @@
+-- Record the outcomes of many attempts in one statement (SPEC §2 Execution,
+-- SPEC §3): execution started → complete; trigger running → completed, or
+-- → retrying with its next attempt planned at failure time plus delay.
+-- Params: parallel arrays, one entry per attempt: $1 execution ids,
+-- $2 completed_at, $3 response_status, $4 response_headers (jsonb text),
+-- $5 response_body, $6 response_size, $7 error_message, $8 is_dead_letter,
+-- $9 retry planned_at (null: no retry).
+-- Returns one row per attempt recorded (none for one already closed as
+-- Executor died), with its planned retry if any.
+WITH outcome AS (
+  SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::int[], $4::text[], $5::text[], $6::int[], $7::text[], $8::boolean[], $9::timestamptz[])
+    AS o(id, completed_at, response_status, response_headers, response_body, response_size, error_message, is_dead_letter, retry_at)
+), done AS (
+  UPDATE executions e
+  SET status = 'complete', completed_at = o.completed_at, response_status = o.response_status,
+      response_headers = o.response_headers::jsonb, response_body = o.response_body,
+      response_size = o.response_size, error_message = o.error_message, is_dead_letter = o.is_dead_letter
+  FROM outcome o
+  WHERE e.id = o.id AND e.status = 'started'
+  RETURNING e.id, e.trigger_id, o.retry_at
+), trig AS (
+  UPDATE triggers t
+  SET status = CASE WHEN done.retry_at IS NULL THEN 'completed'::trigger_status ELSE 'retrying'::trigger_status END,
+      attempts = t.attempts + CASE WHEN done.retry_at IS NULL THEN 0 ELSE 1 END,
+      updated_at = clock_timestamp()
+  FROM done WHERE t.id = done.trigger_id AND t.status = 'running'
+  RETURNING t.id, t.project_id, t.attempts, done.retry_at
+), retry AS (
+  INSERT INTO executions (id, trigger_id, project_id, attempt_number, triggered_by, status, planned_at, created_at)
+  SELECT gen_random_uuid(), trig.id, trig.project_id, trig.attempts, 'retry', 'planned', trig.retry_at, clock_timestamp()
+  FROM trig WHERE trig.retry_at IS NOT NULL
+  RETURNING id, trigger_id
+)
+SELECT done.id::text AS "executionId", retry.id::text AS "retryExecutionId"
+FROM done LEFT JOIN retry ON retry.trigger_id = done.trigger_id

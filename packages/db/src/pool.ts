@@ -1,0 +1,43 @@
+// A plain node-postgres pool for the executor's hot path. Each attempt costs
+// two statements (start, finish); sent through Prisma's adapter they are
+// planned afresh on every call, so here they run as named statements that
+// each connection prepares once. It also answers the SqlRunner interface, so
+// the rest of the named statements work on it unchanged.
+import pg from "pg";
+import { sql, type SqlRunner } from "./sql.js";
+
+export interface PgRunner extends SqlRunner {
+  /** Runs the named statement (packages/db/sql/<name>.sql), prepared once per connection. */
+  named<T>(name: string, values: unknown[]): Promise<T[]>;
+  ping(): Promise<boolean>;
+  end(): Promise<void>;
+}
+
+export function createPgRunner(databaseUrl: string, opts: { max?: number; applicationName?: string } = {}): PgRunner {
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: opts.max ?? 10,
+    // pg waits forever for a free connection by default; fail loudly instead.
+    connectionTimeoutMillis: 10_000,
+    idleTimeoutMillis: 30_000,
+    application_name: opts.applicationName ?? "ttr",
+  });
+  // An idle connection that the server closed must not crash the process.
+  pool.on("error", () => {});
+  return {
+    async $queryRawUnsafe<T>(text: string, ...values: unknown[]) {
+      return (await pool.query(text, values)).rows as T;
+    },
+    async $executeRawUnsafe(text: string, ...values: unknown[]) {
+      return (await pool.query(text, values)).rowCount ?? 0;
+    },
+    async named<T>(name: string, values: unknown[]) {
+      return (await pool.query({ name, text: sql(name), values })).rows as T[];
+    },
+    async ping() {
+      await pool.query("SELECT 1");
+      return true;
+    },
+    end: () => pool.end(),
+  };
+}

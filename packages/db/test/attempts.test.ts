@@ -1,0 +1,118 @@
+// Starting and finishing attempts in batches (start_attempts.sql,
+// finish_attempts.sql) against a real PostgreSQL: each attempt in a batch
+// gets exactly what the single-attempt rules of SPEC §3 and §4 give it.
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
+import { createDb, createPgRunner, createProject, type Db, finishAttempts, type PgRunner, promoteDue, startAttempts } from "../src/index.js";
+
+let tdb: TestDatabase;
+let db: Db;
+let pool: PgRunner;
+let projectId: string;
+
+beforeAll(async () => {
+  tdb = await freshDatabase();
+  db = createDb(tdb.url, { max: 2 });
+  pool = createPgRunner(tdb.url, { max: 2 });
+  ({ projectId } = await createProject(db, "attempts", 1000));
+});
+
+afterAll(async () => {
+  await pool?.end();
+  await db?.$disconnect();
+  await tdb?.drop();
+});
+
+async function dueTrigger(tags: string[] = []): Promise<string> {
+  const id = randomUUID();
+  await db.$executeRawUnsafe(
+    `INSERT INTO triggers (id, project_id, status, url, method, headers, body, tags, scheduled_at)
+     VALUES ($1::uuid, $2::uuid, 'registered', 'http://127.0.0.1:9/x', 'POST', '[["x-a","1"]]'::jsonb, '\\x6869'::bytea, $3::text[], now() - interval '1 second')`,
+    id,
+    projectId,
+    tags,
+  );
+  return id;
+}
+
+async function status(triggerId: string): Promise<{ trigger: string; executions: Array<{ status: string; attemptNumber: number; triggeredBy: string }> }> {
+  const [t] = await db.$queryRawUnsafe<Array<{ status: string }>>("SELECT status::text FROM triggers WHERE id = $1::uuid", triggerId);
+  const executions = await db.$queryRawUnsafe<Array<{ status: string; attemptNumber: number; triggeredBy: string }>>(
+    `SELECT status::text, attempt_number AS "attemptNumber", triggered_by::text AS "triggeredBy" FROM executions WHERE trigger_id = $1::uuid ORDER BY attempt_number`,
+    triggerId,
+  );
+  return { trigger: t?.status ?? "missing", executions };
+}
+
+const outcome = (completedAt: Date, retryAt: Date | null) => ({
+  completedAt,
+  responseStatus: retryAt ? 503 : 200,
+  responseHeaders: { "content-type": "text/plain" },
+  responseBody: "ok",
+  responseSize: 2,
+  errorMessage: null,
+  isDeadLetter: false,
+  retryAt,
+});
+
+describe("startAttempts and finishAttempts", () => {
+  it("start several planned attempts at once, answering per id in order, undefined for those that may not start", async () => {
+    await db.$executeRawUnsafe(
+      `INSERT INTO tag_policies (id, project_id, tag, request_timeout_seconds, retry_strategy, retry_max_attempts, created_at, updated_at)
+       VALUES (gen_random_uuid(), $1::uuid, 'slow', 7, 'fixed', 3, now(), now())`,
+      projectId,
+    );
+    const plain = await dueTrigger();
+    const tagged = await dueTrigger(["slow", "other"]);
+    const cancelled = await dueTrigger();
+    const promoted = await promoteDue(db, new Date(), 10);
+    const exec = (t: string) => promoted.find((p) => p.triggerId === t)?.executionId as string;
+    await db.$executeRawUnsafe("UPDATE triggers SET status = 'cancelled' WHERE id = $1::uuid", cancelled);
+
+    const ids = [exec(tagged), randomUUID(), exec(cancelled), exec(plain)];
+    const started = await startAttempts(pool, ids, 300, 30);
+    expect(started.map((s) => s?.triggerId)).toEqual([tagged, undefined, undefined, plain]);
+    const [t, , , p] = started;
+    expect(t?.timeoutSeconds).toBe(7);
+    expect(t?.policies.map((x) => x.tag)).toEqual(["slow"]);
+    expect(t?.headers).toEqual([["x-a", "1"]]);
+    expect(Buffer.from(t?.body ?? []).toString()).toBe("hi");
+    expect(p?.timeoutSeconds).toBe(300);
+    expect(p?.policies).toEqual([]);
+    expect(p?.attemptNumber).toBe(1);
+    expect(p?.triggeredBy).toBe("scheduler");
+    expect((await status(plain)).trigger).toBe("running");
+
+    // An attempt is started once only, even when asked again.
+    expect(await startAttempts(pool, [exec(plain)], 300, 30)).toEqual([undefined]);
+
+    const now = new Date();
+    const retryAt = new Date(now.getTime() + 60_000);
+    const finished = await finishAttempts(pool, [
+      { executionId: exec(plain), record: outcome(now, null) },
+      { executionId: exec(cancelled), record: outcome(now, null) },
+      { executionId: exec(tagged), record: outcome(now, retryAt) },
+    ]);
+    expect(finished[0]).toEqual({ recorded: true, retryExecutionId: null });
+    expect(finished[1]).toEqual({ recorded: false, retryExecutionId: null });
+    expect(finished[2]?.recorded).toBe(true);
+    expect(finished[2]?.retryExecutionId).toMatch(/^[0-9a-f-]{36}$/);
+
+    expect(await status(plain)).toEqual({ trigger: "completed", executions: [{ status: "complete", attemptNumber: 1, triggeredBy: "scheduler" }] });
+    expect(await status(tagged)).toEqual({
+      trigger: "retrying",
+      executions: [
+        { status: "complete", attemptNumber: 1, triggeredBy: "scheduler" },
+        { status: "planned", attemptNumber: 2, triggeredBy: "retry" },
+      ],
+    });
+    const [retry] = await db.$queryRawUnsafe<Array<{ plannedAt: Date; headers: unknown }>>(
+      `SELECT planned_at AS "plannedAt" FROM executions WHERE id = $1::uuid`,
+      finished[2]?.retryExecutionId,
+    );
+    expect(retry?.plannedAt.getTime()).toBe(retryAt.getTime());
+    // Finishing twice records nothing more.
+    expect(await finishAttempts(pool, [{ executionId: exec(plain), record: outcome(now, null) }])).toEqual([{ recorded: false, retryExecutionId: null }]);
+  });
+});

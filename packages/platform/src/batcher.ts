@@ -1,0 +1,74 @@
+// Groups calls that arrive while earlier ones are still running into one
+// call of a batch function: with nothing in flight a call runs at once
+// (no added latency when idle); under load, calls queue behind the running
+// batches and go out together. The executor uses it to start and finish
+// many attempts with one SQL statement each.
+
+export interface BatcherOptions {
+  /** the most inputs in one batch */
+  maxBatch: number;
+  /** batches running at once */
+  parallel: number;
+}
+
+interface Pending<I, O> {
+  input: I;
+  resolve: (out: O) => void;
+  reject: (err: unknown) => void;
+}
+
+export class Batcher<I, O> {
+  private queue: Array<Pending<I, O>> = [];
+  private running = 0;
+
+  /** `run` answers one output per input, in input order. */
+  constructor(
+    private readonly run: (inputs: I[]) => Promise<O[]>,
+    private readonly opts: BatcherOptions,
+  ) {}
+
+  call(input: I): Promise<O> {
+    return new Promise<O>((resolve, reject) => {
+      this.queue.push({ input, resolve, reject });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    while (this.running < this.opts.parallel && this.queue.length > 0) {
+      const batch = this.queue.splice(0, this.opts.maxBatch);
+      this.running++;
+      void this.settle(batch).finally(() => {
+        this.running--;
+        this.pump();
+      });
+    }
+  }
+
+  /**
+   * A failed batch of several is run again one input at a time, so an input
+   * that cannot be processed (or a transient failure such as a deadlock)
+   * fails only its own call.
+   */
+  private async settle(batch: Array<Pending<I, O>>): Promise<void> {
+    try {
+      const outs = await this.run(batch.map((p) => p.input));
+      batch.forEach((p, i) => p.resolve(outs[i] as O));
+    } catch (err) {
+      if (batch.length === 1) {
+        batch[0]?.reject(err);
+        return;
+      }
+      await Promise.all(
+        batch.map(async (p) => {
+          try {
+            const [out] = await this.run([p.input]);
+            p.resolve(out as O);
+          } catch (one) {
+            p.reject(one);
+          }
+        }),
+      );
+    }
+  }
+}

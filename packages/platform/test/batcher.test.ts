@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { Batcher } from "../src/batcher.js";
+
+const tick = () => new Promise((r) => setTimeout(r, 5));
+
+describe("Batcher", () => {
+  it("runs a lone call at once, and queues later calls into one batch while it runs", async () => {
+    const seen: number[][] = [];
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const b = new Batcher<number, number>(
+      async (xs) => {
+        seen.push(xs);
+        if (seen.length === 1) await gate;
+        return xs.map((x) => x * 10);
+      },
+      { maxBatch: 100, parallel: 1 },
+    );
+    const first = b.call(1);
+    await tick();
+    expect(seen).toEqual([[1]]);
+    const rest = [2, 3, 4, 5].map((x) => b.call(x));
+    await tick();
+    expect(seen).toEqual([[1]]);
+    release();
+    expect(await first).toBe(10);
+    expect(await Promise.all(rest)).toEqual([20, 30, 40, 50]);
+    expect(seen).toEqual([[1], [2, 3, 4, 5]]);
+  });
+
+  it("keeps batches within maxBatch and runs up to `parallel` at once", async () => {
+    let running = 0;
+    let most = 0;
+    const sizes: number[] = [];
+    const b = new Batcher<number, number>(
+      async (xs) => {
+        running++;
+        most = Math.max(most, running);
+        sizes.push(xs.length);
+        await tick();
+        running--;
+        return xs;
+      },
+      { maxBatch: 3, parallel: 2 },
+    );
+    const out = await Promise.all(Array.from({ length: 11 }, (_, i) => b.call(i)));
+    expect(out).toEqual(Array.from({ length: 11 }, (_, i) => i));
+    expect(most).toBe(2);
+    expect(Math.max(...sizes)).toBe(3);
+    expect(sizes.reduce((a, n) => a + n, 0)).toBe(11);
+  });
+
+  it("after a failed batch, retries each input alone so only the bad one fails", async () => {
+    const b = new Batcher<number, number>(
+      async (xs) => {
+        if (xs.includes(3)) throw new Error(`bad ${xs.join(",")}`);
+        return xs.map((x) => -x);
+      },
+      { maxBatch: 10, parallel: 1 },
+    );
+    const hold = b.call(0);
+    const calls = [1, 2, 3, 4].map((x) => b.call(x).then((v) => ({ v }), (e: Error) => ({ e: e.message })));
+    await hold;
+    expect(await Promise.all(calls)).toEqual([{ v: -1 }, { v: -2 }, { e: "bad 3" }, { v: -4 }]);
+  });
+});
