@@ -79,9 +79,30 @@ describe("throughput (SPEC §4 Throughput)", () => {
       held.map((h) => h.triggerId),
     );
     expect(statuses.every((s) => s.status === "queued")).toBe(true);
+    // Parked under the tag that holds them, out of the scan for due attempts.
+    const parked = await sys.db.$queryRawUnsafe<Array<{ heldBy: string | null }>>(
+      `SELECT held_by AS "heldBy" FROM executions WHERE trigger_id = ANY($1::uuid[])`,
+      held.map((h) => h.triggerId),
+    );
+    expect(parked.map((p) => p.heldBy)).toEqual(Array(5).fill("paused"));
     const deleted = await sys.call("DELETE", `/tag-policies/${policyId}`, { "ttr-api-key": sys.apiKey });
     expect(deleted.json()).toEqual({ ok: true });
     await target.waitFor("/paused", 5, 5000);
+  }, 20_000);
+
+  it("held attempts are released oldest first when the policy lets them through", async () => {
+    const created = await sys.call("POST", "/tag-policies", { "ttr-api-key": sys.apiKey, "Content-Type": "application/json" }, JSON.stringify({ tag: "inorder", throughput: { "1s": 0 } }));
+    expect(created.status, created.text).toBe(200);
+    const policyId = created.json().tagPolicy.id as string;
+    const base = Date.now();
+    // Due one second apart, so each is parked as it falls due.
+    const due = await Promise.all([1, 2, 3, 4, 5].map((s, i) => schedule(`/inorder?n=${i}`, "inorder", new Date(base + s * 1000).toISOString())));
+    await new Promise((r) => setTimeout(r, Math.max(0, new Date(due[4]!.scheduledAt).getTime() + 1500 - Date.now())));
+    expect(target.hits("/inorder")).toHaveLength(0);
+    const put = await sys.call("PUT", `/tag-policies/${policyId}`, { "ttr-api-key": sys.apiKey, "Content-Type": "application/json" }, JSON.stringify({ throughput: {}, maxConcurrent: 1 }));
+    expect(put.status, put.text).toBe(200);
+    await target.waitFor("/inorder", 5, 8000);
+    expect(target.hits("/inorder").sort((a, b) => a.at - b.at).map((h) => h.url)).toEqual([0, 1, 2, 3, 4].map((i) => `/inorder?n=${i}`));
   }, 20_000);
 
   it("instances of a recurring trigger are held like one-shots (SPEC §4 /schedule rule 6)", async () => {

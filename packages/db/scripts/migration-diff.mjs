@@ -69,8 +69,12 @@ export const HAND_MADE_INDEXES = [
     sql: `CREATE INDEX "executions_dead_letter_idx" ON "executions"("project_id", "completed_at" DESC) WHERE "is_dead_letter"`,
   },
   {
-    name: "executions_planned_idx",
-    sql: `CREATE INDEX "executions_planned_idx" ON "executions"("planned_at") WHERE "status" = 'planned'`,
+    name: "executions_dispatchable_idx",
+    sql: `CREATE INDEX "executions_dispatchable_idx" ON "executions"("planned_at", "id") WHERE "status" = 'planned' AND "dispatched_at" IS NULL AND "held_by" IS NULL`,
+  },
+  {
+    name: "executions_held_idx",
+    sql: `CREATE INDEX "executions_held_idx" ON "executions"("project_id", "held_by", "planned_at", "id") WHERE "status" = 'planned' AND "dispatched_at" IS NULL AND "held_by" IS NOT NULL`,
   },
   {
     name: "executions_reap_idx",

@@ -4,4 +4,4 @@
 -- Params: $1 now.
 SELECT min(planned_at) AS "nextAt"
 FROM executions
-WHERE status = 'planned' AND dispatched_at IS NULL AND planned_at > $1
+WHERE status = 'planned' AND dispatched_at IS NULL AND held_by IS NULL AND planned_at > $1

@@ -3,7 +3,7 @@
 // and finishes attempts; the reaper closes lost ones. One statement each.
 import type { RetryFields } from "@ttr/core";
 import type { PgRunner } from "./pool.js";
-import { query, queryOne, type SqlRunner } from "./sql.js";
+import { execute, query, queryOne, type SqlRunner } from "./sql.js";
 
 export interface PromotedTrigger {
   executionId: string;
@@ -36,15 +36,27 @@ export interface DispatchCandidate {
   plannedAt: Date;
 }
 
-/** `skip`: `project:tag` pairs whose attempts are not wanted now. */
-export function selectDispatchable(db: SqlRunner, now: Date, limit: number, skip: Iterable<string> = []): Promise<DispatchCandidate[]> {
+export const selectDispatchable = (db: SqlRunner, now: Date, limit: number) => query<DispatchCandidate>(db, "select_dispatchable", now, limit);
+
+export interface HeldCandidate extends DispatchCandidate {
+  heldBy: string;
+}
+
+/** `skip`: `project:tag` groups not to look at now. */
+export function selectHeld(db: SqlRunner, now: Date, perGroup: number, skip: Iterable<string> = []): Promise<HeldCandidate[]> {
   const projects: string[] = [];
   const tags: string[] = [];
   for (const pt of skip) {
     projects.push(pt.slice(0, 36));
     tags.push(pt.slice(37));
   }
-  return query<DispatchCandidate>(db, "select_dispatchable", now, limit, projects, tags);
+  return query<HeldCandidate>(db, "select_held", now, perGroup, projects, tags);
+}
+
+/** Parks attempts under the tag that held each back. */
+export async function holdAttempts(db: SqlRunner, held: Array<{ executionId: string; tag: string }>): Promise<number> {
+  if (held.length === 0) return 0;
+  return execute(db, "hold_attempts", held.map((h) => h.executionId), held.map((h) => h.tag));
 }
 
 export async function markDispatched(db: SqlRunner, executionIds: string[]): Promise<string[]> {

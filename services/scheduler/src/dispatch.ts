@@ -1,9 +1,10 @@
 // Due planned attempts (first attempts, retries, replays) → the executor
 // queue, after admission under the tags' policies. A held attempt stays
-// planned and is looked at again on the next tick (SPEC §4 When a limit is
-// reached 1); its trigger keeps its status (queued, or retrying).
+// planned, parked under the tag that held it, and is looked at again at
+// every tick (SPEC §4 When a limit is reached 1); its trigger keeps its
+// status (queued, or retrying).
 import { ATTEMPT_JOB, attemptJobOptions } from "@ttr/core";
-import { markDispatched, selectDispatchable, staleDispatched } from "@ttr/db";
+import { type DispatchCandidate, holdAttempts, markDispatched, selectDispatchable, selectHeld, type SqlRunner, staleDispatched } from "@ttr/db";
 import { markEnded } from "@ttr/platform";
 import type { Deps } from "./deps.js";
 
@@ -12,25 +13,68 @@ async function enqueue(deps: Deps, executionIds: string[]): Promise<void> {
   await deps.queue.addBulk(executionIds.map((executionId) => ({ name: ATTEMPT_JOB, data: { executionId }, opts: attemptJobOptions(executionId) })));
 }
 
+/** The first of a candidate's tags found in `full`, if any. */
+function fullTagOf(c: DispatchCandidate, full: Set<string>): string | undefined {
+  return c.tags.find((tag) => full.has(`${c.projectId}:${tag}`));
+}
+
 /**
- * Dispatches one batch, skipping tags found full earlier in this pass (`full`
- * grows with the ones found now). Returns how many candidates it looked at.
+ * Admits what it can of `candidates` (oldest first) and parks the rest
+ * under the tag that held each back. Candidates carrying a tag already found
+ * full in this pass are parked without asking, so that a tag's older
+ * attempts keep their turn (SPEC §4 When a limit is reached 1).
  */
-export async function dispatchBatch(deps: Deps, now: Date, full: Set<string>): Promise<number> {
-  const limit = deps.env.SCHEDULER_BATCH_SIZE;
-  const { seen, ids, released } = await deps.db.$transaction(async (tx) => {
-    const candidates = await selectDispatchable(tx, now, limit, full);
-    const { admitted, blocked } = await deps.admission.admit(candidates, now);
-    for (const pt of blocked) full.add(pt);
-    const ids = await markDispatched(tx, admitted.map((c) => c.executionId));
-    // Admitted but no longer planned (cancelled meanwhile): give their slots back.
-    const marked = new Set(ids);
-    return { seen: candidates.length, ids, released: admitted.filter((c) => !marked.has(c.executionId)) };
-  });
+async function admitOrHold(deps: Deps, tx: SqlRunner, candidates: Array<DispatchCandidate & { heldBy?: string }>, now: Date, full: Set<string>) {
+  const ask = candidates.filter((c) => fullTagOf(c, full) === undefined);
+  const { admitted, blocked } = await deps.admission.admit(ask, now);
+  for (const pt of blocked) full.add(pt);
+  const ok = new Set(admitted.map((c) => c.executionId));
+  const held: Array<{ executionId: string; tag: string }> = [];
+  for (const c of candidates) {
+    if (ok.has(c.executionId)) continue;
+    // Every candidate not admitted has a tag that is full now.
+    const tag = fullTagOf(c, full) ?? c.tags[0] ?? "";
+    if (tag !== c.heldBy) held.push({ executionId: c.executionId, tag });
+  }
+  await holdAttempts(tx, held);
+  const ids = await markDispatched(tx, admitted.map((c) => c.executionId));
+  // Admitted but no longer planned (cancelled meanwhile): give their slots back.
+  const marked = new Set(ids);
+  return { ids, released: admitted.filter((c) => !marked.has(c.executionId)) };
+}
+
+async function afterCommit(deps: Deps, ids: string[], released: DispatchCandidate[]): Promise<void> {
   for (const c of released) await markEnded(deps.redis, deps.env.TTR_REDIS_PREFIX, c.projectId, c.tags, c.executionId);
   await enqueue(deps, ids);
   deps.metrics.dispatched.inc(ids.length);
+}
+
+/**
+ * Dispatches one batch of due attempts that are not held, parking those a
+ * policy holds back (`full` grows with the tags found full). Returns how
+ * many candidates it looked at.
+ */
+export async function dispatchBatch(deps: Deps, now: Date, full: Set<string>): Promise<number> {
+  const { seen, ids, released } = await deps.db.$transaction(async (tx) => {
+    const candidates = await selectDispatchable(tx, now, deps.env.SCHEDULER_BATCH_SIZE);
+    return { seen: candidates.length, ...(await admitOrHold(deps, tx, candidates, now, full)) };
+  });
+  await afterCommit(deps, ids, released);
   return seen;
+}
+
+/**
+ * Looks again at held attempts: for each tag holding some that is not in
+ * `full`, its oldest ones, admitted while the policies allow. Returns how
+ * many it dispatched.
+ */
+export async function dispatchHeld(deps: Deps, now: Date, full: Set<string>): Promise<number> {
+  const { ids, released } = await deps.db.$transaction(async (tx) => {
+    const candidates = await selectHeld(tx, now, deps.env.SCHEDULER_BATCH_SIZE, full);
+    return admitOrHold(deps, tx, candidates, now, full);
+  });
+  await afterCommit(deps, ids, released);
+  return ids.length;
 }
 
 /**

@@ -4,7 +4,7 @@
 // (SPEC §1 firing precision 2), and usually within milliseconds.
 import { countHeld, nextPlannedAt } from "@ttr/db";
 import type { Deps } from "./deps.js";
-import { dispatchBatch, requeueLost } from "./dispatch.js";
+import { dispatchBatch, dispatchHeld, requeueLost } from "./dispatch.js";
 import { promoteBatch } from "./promote.js";
 import { reap } from "./reaper.js";
 import { ensurePendingInstances } from "./recurring.js";
@@ -63,8 +63,10 @@ export class SchedulerLoop {
       for (;;) {
         const now = new Date();
         const promoted = await promoteBatch(this.deps, now);
+        // Held attempts first: they are older than anything promoted now.
+        const released = await dispatchHeld(this.deps, now, full);
         const dispatched = await dispatchBatch(this.deps, now, full);
-        if (!this.active || (promoted < batch && dispatched < batch)) break;
+        if (!this.active || (promoted < batch && dispatched < batch && released === 0)) break;
       }
       this.deps.metrics.fullTags.set(full.size);
       this.wakeAt = (await nextPlannedAt(this.deps.db, new Date()))?.getTime() ?? null;
