@@ -179,6 +179,7 @@ describe("the dashboard in a browser", () => {
     await page.getByRole("dialog").getByRole("button", { name: "Replay now" }).click();
     await waitText(page.getByRole("status"), "attempt 2 of the trigger is queued");
     await target.waitFor("/fail", before + 1);
+    await browser.screenshot("07b-dead-letter-replayed");
   }, T);
 
   it("creates, edits and deletes a tag policy; the API's messages appear at their fields", async () => {
@@ -270,13 +271,26 @@ describe("the dashboard in a browser", () => {
   }, T);
 
   it("goes back to sign-in when the session ends, and returns to the same page after", async () => {
+    // Timed refreshes say they are background requests (they do not keep an idle session alive); opening the page does not.
+    const marks: Array<string | undefined> = [];
+    const onRequest = (r: { url(): string; headers(): Record<string, string> }) => {
+      if (new URL(r.url()).pathname === "/executions") marks.push(r.headers()["x-ttr-background"]);
+    };
+    page.on("request", onRequest);
     await page.goto(dashboard("/dead-letters"));
     await page.getByRole("heading", { level: 1, name: "Dead letters" }).waitFor();
+    const deadline = Date.now() + 10_000;
+    while (!marks.includes("1") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    page.off("request", onRequest);
+    expect(marks[0]).toBeUndefined();
+    expect(marks.slice(1)).toContain("1");
     await sys.db.$executeRawUnsafe("DELETE FROM sessions");
     // the next refresh (every 5 s) meets the 401
     await waitText(page.getByRole("status"), "Your session has ended", 15_000);
+    await browser.screenshot("16-session-ended");
     await signIn();
     await page.getByRole("heading", { level: 1, name: "Dead letters" }).waitFor();
+    await browser.screenshot("16b-back-after-sign-in");
   }, T);
 
   it("is usable from the keyboard", async () => {

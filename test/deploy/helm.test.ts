@@ -201,6 +201,26 @@ describe("defaults", () => {
     expect(notes).toContain(`kubectl -n ${NAMESPACE} exec deploy/${RELEASE}-ttr-api -- ttr project create --name acme --json`);
     expect(notes).toContain(`kubectl -n ${NAMESPACE} get hpa ${RELEASE}-ttr-executor`);
   });
+
+  it("NOTES with an Ingress and KEDA: $TTR is the Ingress host, and the ScaledObject is named", async () => {
+    const res = await helm([
+      "install", RELEASE, ".", "--dry-run=client", "--namespace", NAMESPACE, "-f", "ci/keda-values.yaml",
+      "--set", "api.ingress.enabled=true",
+    ]);
+    expect(res.code, res.stderr).toBe(0);
+    const notes = res.stdout.slice(res.stdout.indexOf("NOTES:"));
+    expect(notes).toContain("TTR=http://ttr.example.com\n");
+    expect(notes).not.toContain("port-forward");
+    expect(notes).toContain(`kubectl -n ${NAMESPACE} get scaledobject ${RELEASE}-ttr-executor`);
+  });
+
+  it("api TRUST_PROXY: none by default, one hop behind the chart's Ingress, or as set", async () => {
+    const trust = async (set: string[]) =>
+      envOf(find(await render([], set), "Deployment", "-api").spec.template.spec.containers[0]).get("TRUST_PROXY")?.value;
+    expect(await trust([])).toBe("false");
+    expect(await trust(["api.ingress.enabled=true"])).toBe("1");
+    expect(await trust(["api.trustProxy=10.0.0.0/8"])).toBe("10.0.0.0/8");
+  });
 });
 
 describe("values schema", () => {

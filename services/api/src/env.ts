@@ -5,6 +5,14 @@ export interface ApiEnv extends CommonEnv {
   PORT: number;
   HOST: string;
   DB_POOL_SIZE: number;
+  TRUST_PROXY: boolean | number | string;
+}
+
+/** express's "trust proxy" setting from its text form: false, true, a hop count, or addresses and subnets. */
+function trustProxy(text: string): boolean | number | string {
+  if (text === "false" || text === "") return false;
+  if (text === "true") return true;
+  return /^\d+$/.test(text) ? Number(text) : text;
 }
 
 export function loadEnv(env: NodeJS.ProcessEnv = process.env): ApiEnv {
@@ -17,6 +25,14 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env): ApiEnv {
       HOST: Joi.string().default("0.0.0.0"),
       /** PostgreSQL connections this process may open */
       DB_POOL_SIZE: Joi.number().integer().min(1).max(200).default(20),
+      /**
+       * Which proxies in front of the api to believe about the client
+       * (X-Forwarded-For, X-Forwarded-Proto): "false" (none, the default),
+       * a number of hops, or addresses and subnets ("loopback, uniquelocal").
+       * Behind an Ingress set it, so sign-in limits count per real client and
+       * the session cookie is Secure over HTTPS.
+       */
+      TRUST_PROXY: Joi.string().empty("").custom((v: string) => trustProxy(v.trim())).default(false),
     }),
     env,
   );

@@ -11,6 +11,7 @@ const db = createDb(env.DATABASE_URL, { max: env.DB_POOL_SIZE, applicationName: 
 const redis = createRedis(env.REDIS_URL, "ttr-api");
 const registry = createRegistry("api");
 const app = createApp({ db, redis, log, registry });
+app.set("trust proxy", env.TRUST_PROXY);
 
 const server = createServer(app);
 server.listen(env.PORT, env.HOST, () => {

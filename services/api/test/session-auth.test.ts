@@ -190,6 +190,21 @@ describe("sessions", () => {
     expect(capped.expiresAt.getTime()).toBe(capped.createdAt.getTime() + 7 * 24 * 3600_000);
   });
 
+  it("the dashboard's background refreshes (X-TTR-Background: 1) are not activity: they never slide the idle expiry", async () => {
+    const s = await signIn(api);
+    const id = (await sessionRow(s.cookie))!.id;
+    await api.db.$executeRawUnsafe(`UPDATE sessions SET last_seen_at = now() - interval '2 hours', expires_at = now() + interval '1 hour' WHERE id = $1::uuid`, id);
+    const before = (await sessionRow(s.cookie))!;
+    expect((await s.call("GET", "/project", { "X-TTR-Background": "1" })).status).toBe(200);
+    expect(await sessionRow(s.cookie)).toEqual(before);
+    // The same request made by the person slides it.
+    expect((await s.call("GET", "/project")).status).toBe(200);
+    expect((await sessionRow(s.cookie))!.expiresAt.getTime()).toBeGreaterThan(before.expiresAt.getTime() + 10 * 3600_000);
+    // An expired session stays expired for background requests too.
+    await api.db.$executeRawUnsafe(`UPDATE sessions SET expires_at = now() - interval '1 second' WHERE id = $1::uuid`, id);
+    expect((await s.call("GET", "/project", { "X-TTR-Background": "1" })).status).toBe(401);
+  });
+
   it("POST /auth/logout: 204, deletes the session and clears the cookie", async () => {
     const s = await signIn(api);
     const res = await s.call("POST", "/auth/logout");

@@ -23,6 +23,12 @@ export const SESSION_LIFETIMES: SessionLifetimes = {
   touchEverySeconds: 60,
 };
 
+/** Marks a request the dashboard makes by itself (a periodic refresh), not on a person's action. */
+export const BACKGROUND_HEADER = "x-ttr-background";
+
+/** For background requests: the session is checked but its idle expiry never slides. */
+const BACKGROUND_LIFETIMES: SessionLifetimes = { ...SESSION_LIFETIMES, touchEverySeconds: 2_147_483_647 };
+
 /** core's newSessionToken: 32 random bytes, base64url. Anything else is not looked up. */
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
@@ -82,7 +88,10 @@ export async function sessionProject(deps: Pick<Deps, "db">, req: Request): Prom
   const token = sessionToken(req);
   if (token === null) return null;
   refuseCrossSite(req);
-  const session = await authenticateSession(deps.db, sha256Hex(token), SESSION_LIFETIMES);
+  // The dashboard's own refreshes say so: an open, forgotten tab is not
+  // activity and must not keep its session alive (inactivity expiry).
+  const background = req.headers[BACKGROUND_HEADER] === "1";
+  const session = await authenticateSession(deps.db, sha256Hex(token), background ? BACKGROUND_LIFETIMES : SESSION_LIFETIMES);
   return session ? { projectId: session.projectId, userId: session.userId } : null;
 }
 

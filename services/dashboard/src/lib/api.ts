@@ -36,13 +36,33 @@ function fallbackMessage(status: number): string {
   return `The server answered ${status}.`;
 }
 
+/**
+ * While above 0, requests are the dashboard's own refreshes (see polling.ts)
+ * and say so with `X-TTR-Background: 1`, so that they do not count as
+ * activity for the session's idle expiry.
+ */
+let backgroundDepth = 0;
+
+export async function inBackground(run: () => Promise<void>): Promise<void> {
+  backgroundDepth++;
+  try {
+    await run();
+  } finally {
+    backgroundDepth--;
+  }
+}
+
 async function call<T>(method: string, path: string, body?: unknown, opts: { signIn?: boolean } = {}): Promise<T> {
   let res: Response;
   try {
     res = await fetch(path, {
       method,
       credentials: "same-origin",
-      headers: body === undefined ? { Accept: "application/json" } : { Accept: "application/json", "Content-Type": "application/json" },
+      headers: {
+        Accept: "application/json",
+        ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+        ...(backgroundDepth > 0 ? { "X-TTR-Background": "1" } : {}),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {

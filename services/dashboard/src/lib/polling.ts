@@ -2,6 +2,7 @@
 // while the tab is visible; a hidden tab pauses, and showing it again
 // refreshes at once. Runs never overlap.
 import { useEffect, useRef } from "react";
+import { inBackground } from "./api";
 
 export const REFRESH_MS = 5000;
 
@@ -14,26 +15,28 @@ export function usePolling(run: () => Promise<void>, deps: readonly unknown[], i
     let busy = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
 
-    const tick = async () => {
+    // Only the first run is the person's doing (opening the page, showing
+    // the tab); the timed ones are marked as background requests.
+    const tick = async (background: boolean) => {
       clearTimeout(timer);
       // A run in flight schedules the next one when it ends.
       if (stopped || busy) return;
       if (document.visibilityState === "visible") {
         busy = true;
         try {
-          await latest.current();
+          await (background ? inBackground(() => latest.current()) : latest.current());
         } finally {
           busy = false;
         }
       }
-      if (!stopped && document.visibilityState === "visible") timer = setTimeout(tick, intervalMs);
+      if (!stopped && document.visibilityState === "visible") timer = setTimeout(() => void tick(true), intervalMs);
     };
     const onVisibility = () => {
-      if (document.visibilityState === "visible") void tick();
+      if (document.visibilityState === "visible") void tick(false);
       else clearTimeout(timer);
     };
     document.addEventListener("visibilitychange", onVisibility);
-    void tick();
+    void tick(false);
     return () => {
       stopped = true;
       clearTimeout(timer);

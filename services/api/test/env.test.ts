@@ -1,0 +1,20 @@
+// The api's settings (services/api/src/env.ts), as an operator writes them.
+import { describe, expect, it } from "vitest";
+import { loadEnv } from "../src/env.js";
+
+const base = { DATABASE_URL: "postgresql://127.0.0.1/ttr", REDIS_URL: "redis://127.0.0.1:6379" };
+
+describe("TRUST_PROXY", () => {
+  it.each([
+    [undefined, false],
+    ["", false],
+    ["false", false],
+    ["true", true],
+    ["1", 1],
+    ["2", 2],
+    ["loopback, uniquelocal", "loopback, uniquelocal"],
+    ["10.0.0.0/8", "10.0.0.0/8"],
+  ])("%j → %j (express's trust proxy setting)", (text, expected) => {
+    expect(loadEnv({ ...base, ...(text === undefined ? {} : { TRUST_PROXY: text }) }).TRUST_PROXY).toEqual(expected);
+  });
+});
