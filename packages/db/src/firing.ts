@@ -53,10 +53,13 @@ export function selectHeld(db: SqlRunner, now: Date, perGroup: number, skip: Ite
   return query<HeldCandidate>(db, "select_held", now, perGroup, projects, tags);
 }
 
-/** Parks attempts under the tag that held each back. */
+/** Parks attempts under the tag that held each back (one statement per tag). */
 export async function holdAttempts(db: SqlRunner, held: Array<{ executionId: string; tag: string }>): Promise<number> {
-  if (held.length === 0) return 0;
-  return execute(db, "hold_attempts", held.map((h) => h.executionId), held.map((h) => h.tag));
+  const byTag = new Map<string, string[]>();
+  for (const h of held) byTag.set(h.tag, [...(byTag.get(h.tag) ?? []), h.executionId]);
+  let changed = 0;
+  for (const [tag, ids] of byTag) changed += await execute(db, "hold_attempts", ids, tag);
+  return changed;
 }
 
 export async function markDispatched(db: SqlRunner, executionIds: string[]): Promise<string[]> {
