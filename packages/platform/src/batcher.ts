@@ -9,6 +9,8 @@ export interface BatcherOptions {
   maxBatch: number;
   /** batches running at once */
   parallel: number;
+  /** told the size of each batch as it starts */
+  onBatch?: (size: number) => void;
 }
 
 interface Pending<I, O> {
@@ -38,6 +40,7 @@ export class Batcher<I, O> {
     while (this.running < this.opts.parallel && this.queue.length > 0) {
       const batch = this.queue.splice(0, this.opts.maxBatch);
       this.running++;
+      this.opts.onBatch?.(batch.length);
       void this.settle(batch).finally(() => {
         this.running--;
         this.pump();

@@ -15,7 +15,7 @@ const db = createPgRunner(env.DATABASE_URL, { max: env.DB_POOL_SIZE, application
 const redis = createRedis(env.REDIS_URL, "ttr-executor");
 const registry = createRegistry("executor");
 const metrics = createMetrics(registry);
-const deps = { env, db, batches: attemptBatches(db, env), redis, log, metrics };
+const deps = { env, db, batches: attemptBatches(db, env, metrics), redis, log, metrics };
 
 // maxStalledCount 0: a job whose worker died mid-attempt is failed, never run
 // again (SPEC §1 Lost attempts 1); the reaper closes its execution.

@@ -14,6 +14,13 @@ export function createMetrics(registry: prom.Registry) {
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
       registers: [registry],
     }),
+    batchSize: new prom.Histogram({
+      name: "ttr_executor_db_batch_size",
+      help: "Attempts started or finished by one SQL statement",
+      labelNames: ["statement"] as const,
+      buckets: [1, 2, 5, 10, 20, 50, 100, 200],
+      registers: [registry],
+    }),
     inFlight: new prom.Gauge({ name: "ttr_attempts_in_flight", help: "Attempts being sent by this process", registers: [registry] }),
   };
 }

@@ -28,11 +28,11 @@ export interface AttemptBatches {
   finish: Batcher<{ executionId: string; record: AttemptRecord }, FinishedAttempt>;
 }
 
-export function attemptBatches(db: PgRunner, env: ExecutorEnv): AttemptBatches {
-  const opts = { maxBatch: 200, parallel: 2 };
+export function attemptBatches(db: PgRunner, env: ExecutorEnv, metrics: Metrics): AttemptBatches {
+  const opts = (statement: string) => ({ maxBatch: 200, parallel: 2, onBatch: (n: number) => metrics.batchSize.observe({ statement }, n) });
   return {
-    start: new Batcher((ids) => startAttempts(db, ids, env.TTR_DEFAULT_TIMEOUT_SECONDS, env.TTR_REAP_GRACE_SECONDS), opts),
-    finish: new Batcher((outcomes) => finishAttempts(db, outcomes), opts),
+    start: new Batcher((ids) => startAttempts(db, ids, env.TTR_DEFAULT_TIMEOUT_SECONDS, env.TTR_REAP_GRACE_SECONDS), opts("start")),
+    finish: new Batcher((outcomes) => finishAttempts(db, outcomes), opts("finish")),
   };
 }
 
