@@ -8,10 +8,25 @@ export async function findProjectByKeyHash(db: SqlRunner, keyHash: string): Prom
   return queryOne<ProjectRow>(db, "find_project_by_key_hash", keyHash);
 }
 
-/** Uses one quota unit; returns the units left after it, or null when none were left. */
-export async function consumeQuota(db: SqlRunner, projectId: string, month: string): Promise<number | null> {
-  const row = await queryOne<{ used: number; quota: number }>(db, "consume_quota", projectId, month);
-  return row ? Number(row.quota) - Number(row.used) : null;
+/**
+ * Uses `units` quota units, all or none; answers, per unit in order, the
+ * units left after it, or null for units that found none left (then the
+ * units are taken one at a time, so exactly the ones that fit succeed).
+ */
+export async function consumeQuota(db: SqlRunner, projectId: string, month: string, units = 1): Promise<Array<number | null>> {
+  const take = (n: number) => queryOne<{ used: number; quota: number }>(db, "consume_quota", projectId, month, n);
+  const all = await take(units);
+  if (all) {
+    const left = Number(all.quota) - Number(all.used);
+    return Array.from({ length: units }, (_, i) => left + units - 1 - i);
+  }
+  const out: Array<number | null> = [];
+  for (let i = 0; i < units; i++) {
+    // Once one unit found none left, the rest find none either.
+    const one = units === 1 || out.at(-1) === null ? undefined : await take(1);
+    out.push(one ? Number(one.quota) - Number(one.used) : null);
+  }
+  return out;
 }
 
 export async function lockCustomKey(db: SqlRunner, projectId: string, customKey: string): Promise<void> {

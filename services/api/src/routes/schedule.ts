@@ -12,11 +12,11 @@ import {
   parseTagsHeader,
   quotaExceeded,
 } from "@ttr/core";
-import { consumeQuota } from "@ttr/db";
 import type { Deps } from "../deps.js";
 import { projectForKey } from "../auth/api-key.js";
 import { MiB, readBody } from "../http/body.js";
-import { applySchedule } from "../schedule/apply.js";
+import { applySchedule, type ScheduleCall } from "../schedule/apply.js";
+import { QuotaUnits } from "../schedule/quota.js";
 
 function header(req: Request, name: string): string | undefined {
   const value = req.headers[name];
@@ -49,6 +49,7 @@ function isAbsoluteUrl(value: string): boolean {
 const monthOf = (d: Date) => d.toISOString().slice(0, 7);
 
 export function scheduleRoute(deps: Deps) {
+  const quota = new QuotaUnits(deps.db);
   return async (req: Request, res: Response): Promise<void> => {
     const now = new Date();
     const apiKey = header(req, "ttr-api-key");
@@ -67,30 +68,31 @@ export function scheduleRoute(deps: Deps) {
     const project = await projectForKey(deps.db, apiKey);
     const when = parseScheduledAt(header(req, "ttr-scheduled-at"), now);
 
-    const remaining = await consumeQuota(deps.db, project.id, monthOf(now));
+    const remaining = await quota.take(project.id, monthOf(now));
     if (remaining === null) throw quotaExceeded(project.monthlyQuota);
 
     const customKey = textHeader(req, "ttr-custom-key");
     const triggerId = header(req, "ttr-trigger-id");
-    const result = await deps.db.$transaction((tx) =>
-      applySchedule(tx, {
-        projectId: project.id,
-        now,
-        when,
-        customKey: customKey === undefined || customKey === "" ? null : customKey,
-        triggerId: triggerId === undefined || triggerId === "" ? null : triggerId,
-        runMissed: header(req, "ttr-run-missed") === "true",
-        request: {
-          title,
-          url,
-          method,
-          headers: forwardedHeaders(req.rawHeaders),
-          body: body && body.length > 0 ? body : null,
-          tags,
-          source: "schedule",
-        },
-      }),
-    );
+    const call: ScheduleCall = {
+      projectId: project.id,
+      now,
+      when,
+      customKey: customKey === undefined || customKey === "" ? null : customKey,
+      triggerId: triggerId === undefined || triggerId === "" ? null : triggerId,
+      runMissed: header(req, "ttr-run-missed") === "true",
+      request: {
+        title,
+        url,
+        method,
+        headers: forwardedHeaders(req.rawHeaders),
+        body: body && body.length > 0 ? body : null,
+        tags,
+        source: "schedule",
+      },
+    };
+    // A new one-shot without key or ID is one INSERT: no transaction needed.
+    const single = call.when.kind === "once" && call.customKey === null && call.triggerId === null;
+    const result = single ? await applySchedule(deps.db, call) : await deps.db.$transaction((tx) => applySchedule(tx, call));
     res.status(200).json({
       triggerId: result.triggerId,
       scheduledAt: result.scheduledAt.toISOString(),
