@@ -3,7 +3,7 @@
 import type { AddressInfo } from "node:net";
 import { createApp } from "@ttr/api/app";
 import { createServer } from "@ttr/api/server";
-import { createDb, createProject, type Db } from "@ttr/db";
+import { createDb, createPgRunner, createProject, type Db, type PgRunner } from "@ttr/db";
 import { createLogger, createRedis, createRegistry } from "@ttr/platform";
 import { freshDatabase, redisUrl, type TestDatabase } from "./db.js";
 import { request } from "./http.js";
@@ -11,6 +11,7 @@ import { request } from "./http.js";
 export interface TestApi {
   base: string;
   db: Db;
+  pg: PgRunner;
   database: TestDatabase;
   projectId: string;
   apiKey: string;
@@ -24,7 +25,8 @@ export async function startApi(opts: { quota?: number } = {}): Promise<TestApi> 
   const db = createDb(database.url, { max: 10, applicationName: "ttr-test" });
   const redis = createRedis(redisUrl(), "ttr-test");
   const log = createLogger("api", "error");
-  const app = createApp({ db, redis, log, registry: createRegistry("api") });
+  const pg = createPgRunner(database.url, { max: 4, applicationName: "ttr-test" });
+  const app = createApp({ db, pg, redis, log, registry: createRegistry("api") });
   const server = createServer(app);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -32,6 +34,7 @@ export async function startApi(opts: { quota?: number } = {}): Promise<TestApi> 
   return {
     base,
     db,
+    pg,
     database,
     projectId,
     apiKey,
@@ -40,6 +43,7 @@ export async function startApi(opts: { quota?: number } = {}): Promise<TestApi> 
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
       await db.$disconnect();
+      await pg.end();
       await redis.quit();
       await database.drop();
     },

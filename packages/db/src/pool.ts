@@ -24,12 +24,23 @@ export function createPgRunner(databaseUrl: string, opts: { max?: number; applic
   });
   // An idle connection that the server closed must not crash the process.
   pool.on("error", () => {});
+  // Every text sent is one of the named statements (a fixed set), so each
+  // is prepared once per connection under a name of its own.
+  const names = new Map<string, string>();
+  const config = (text: string, values: unknown[]) => {
+    let name = names.get(text);
+    if (name === undefined) {
+      name = `ttr_${names.size}`;
+      names.set(text, name);
+    }
+    return { name, text, values };
+  };
   return {
     async $queryRawUnsafe<T>(text: string, ...values: unknown[]) {
-      return (await pool.query(text, values)).rows as T;
+      return (await pool.query(config(text, values))).rows as T;
     },
     async $executeRawUnsafe(text: string, ...values: unknown[]) {
-      return (await pool.query(text, values)).rowCount ?? 0;
+      return (await pool.query(config(text, values))).rowCount ?? 0;
     },
     async named<T>(name: string, values: unknown[]) {
       return (await pool.query({ name, text: sql(name), values })).rows as T[];

@@ -1,5 +1,5 @@
 // Starts the api: public API, health and metrics (and later the dashboard).
-import { createDb } from "@ttr/db";
+import { createDb, createPgRunner } from "@ttr/db";
 import { createLogger, createRedis, createRegistry } from "@ttr/platform";
 import { createApp } from "./app.js";
 import { loadEnv } from "./env.js";
@@ -10,7 +10,8 @@ const log = createLogger("api", env.LOG_LEVEL);
 const db = createDb(env.DATABASE_URL, { max: env.DB_POOL_SIZE, applicationName: "ttr-api" });
 const redis = createRedis(env.REDIS_URL, "ttr-api");
 const registry = createRegistry("api");
-const app = createApp({ db, redis, log, registry });
+const pg = createPgRunner(env.DATABASE_URL, { max: Math.max(2, Math.ceil(env.DB_POOL_SIZE / 2)), applicationName: "ttr-api" });
+const app = createApp({ db, pg, redis, log, registry });
 app.set("trust proxy", env.TRUST_PROXY);
 
 const server = createServer(app);

@@ -49,7 +49,7 @@ function isAbsoluteUrl(value: string): boolean {
 const monthOf = (d: Date) => d.toISOString().slice(0, 7);
 
 export function scheduleRoute(deps: Deps) {
-  const quota = new QuotaUnits(deps.db);
+  const quota = new QuotaUnits(deps.pg);
   return async (req: Request, res: Response): Promise<void> => {
     const now = new Date();
     const apiKey = header(req, "ttr-api-key");
@@ -65,7 +65,7 @@ export function scheduleRoute(deps: Deps) {
     const title = textHeader(req, "ttr-title") ?? null;
     if (title !== null) checkTitle(title);
 
-    const project = await projectForKey(deps.db, apiKey);
+    const project = await projectForKey(deps.pg, apiKey);
     const when = parseScheduledAt(header(req, "ttr-scheduled-at"), now);
 
     const remaining = await quota.take(project.id, monthOf(now));
@@ -92,7 +92,7 @@ export function scheduleRoute(deps: Deps) {
     };
     // A new one-shot without key or ID is one INSERT: no transaction needed.
     const single = call.when.kind === "once" && call.customKey === null && call.triggerId === null;
-    const result = single ? await applySchedule(deps.db, call) : await deps.db.$transaction((tx) => applySchedule(tx, call));
+    const result = single ? await applySchedule(deps.pg, call) : await deps.db.$transaction((tx) => applySchedule(tx, call));
     res.status(200).json({
       triggerId: result.triggerId,
       scheduledAt: result.scheduledAt.toISOString(),
