@@ -1,10 +1,10 @@
 // Where PostgreSQL's time goes per fire: runs the firing pipeline's own SQL
 // statements (packages/db/sql) by hand over N due triggers, one phase at a
 // time on one connection, and reports per trigger the backend's CPU (from
-// /proc), the wall time and the WAL written. start/finish run three ways:
-// as the services send them today (unnamed statements: planned on every
-// call), prepared once per connection, and prepared with
-// synchronous_commit off.
+// /proc), the wall time and the WAL written. The executor's batched
+// start_attempts and finish_attempts run prepared, with 1, 10 and 100
+// attempts per statement (the executor's batches are as large as the
+// attempts that arrive together).
 // Usage: node test/bench/pg-cost.mjs [N]   (N divisible by 3; default 6000)
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -26,7 +26,12 @@ async function phase(client, label, count, fn) {
   return { label, cpuUs: (cpu * 1000) / count, wallUs: (wall * 1000) / count, walBytes: wal / count };
 }
 
-const finishValues = (id) => [id, new Date(), 200, '{"content-type":"text/plain"}', "ok", 2, null, false, null];
+/** finish_attempts' parallel arrays for a successful 200 of each id. */
+const finishValues = (ids) => {
+  const n = ids.length;
+  const fill = (v) => Array(n).fill(v);
+  return [ids, fill(new Date()), fill(200), fill('{"content-type":"text/plain"}'), fill("ok"), fill(2), fill(null), fill(false), fill(null)];
+};
 
 export async function pgCost(ctx, n = 6000, batch = 500) {
   const database = await ctx.database();
@@ -53,7 +58,7 @@ export async function pgCost(ctx, n = 6000, batch = 500) {
       await phase(client, `select_dispatchable + mark_dispatched, batches of ${batch}`, n, async () => {
         for (;;) {
           await client.query("BEGIN");
-          const r = await client.query(sql("select_dispatchable"), [now, batch, [], []]);
+          const r = await client.query(sql("select_dispatchable"), [now, batch]);
           const batchIds = r.rows.map((x) => x.executionId);
           if (batchIds.length) await client.query(sql("mark_dispatched"), [batchIds]);
           await client.query("COMMIT");
@@ -64,17 +69,18 @@ export async function pgCost(ctx, n = 6000, batch = 500) {
     );
     const third = Math.floor(ids.length / 3);
     const ways = [
-      ["as sent today (unnamed: planned every call)", ids.slice(0, third), () => ({})],
-      ["prepared once per connection", ids.slice(third, 2 * third), (name) => ({ name })],
-      ["prepared, synchronous_commit off", ids.slice(2 * third, 3 * third), (name) => ({ name })],
+      [1, ids.slice(0, third)],
+      [10, ids.slice(third, 2 * third)],
+      [100, ids.slice(2 * third, 3 * third)],
     ];
-    for (const [how, list, named] of ways) {
-      if (how.includes("synchronous_commit")) await client.query("SET synchronous_commit = off");
-      rows.push(await phase(client, `start_attempt, ${how}`, list.length, async () => {
-        for (const id of list) await client.query({ text: sql("start_attempt"), values: [id, 300, 30], ...named("start") });
+    for (const [size, list] of ways) {
+      const chunks = [];
+      for (let i = 0; i < list.length; i += size) chunks.push(list.slice(i, i + size));
+      rows.push(await phase(client, `start_attempts, ${size} per statement (prepared)`, list.length, async () => {
+        for (const c of chunks) await client.query({ name: "start", text: sql("start_attempts"), values: [c, 300, 30] });
       }));
-      rows.push(await phase(client, `finish_attempt, ${how}`, list.length, async () => {
-        for (const id of list) await client.query({ text: sql("finish_attempt"), values: finishValues(id), ...named("finish") });
+      rows.push(await phase(client, `finish_attempts, ${size} per statement (prepared)`, list.length, async () => {
+        for (const c of chunks) await client.query({ name: "finish", text: sql("finish_attempts"), values: finishValues(c) });
       }));
     }
     return rows;
