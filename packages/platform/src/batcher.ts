@@ -56,7 +56,7 @@ export class Batcher<I, O> {
   private async settle(batch: Array<Pending<I, O>>): Promise<void> {
     try {
       const outs = await this.run(batch.map((p) => p.input));
-      batch.forEach((p, i) => p.resolve(outs[i] as O));
+      for (const [i, p] of batch.entries()) p.resolve(outs[i] as O);
     } catch (err) {
       if (batch.length === 1) {
         batch[0]?.reject(err);
