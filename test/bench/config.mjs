@@ -12,15 +12,15 @@
 /** @type {Config} */
 export const tuned = {
   label: "tuned",
-  concurrency: 100,
+  concurrency: 200,
   services: {
     schedulerEnv: { SCHEDULER_BATCH_SIZE: "500" },
-    executorEnv: { EXECUTOR_CONCURRENCY: "100", DB_POOL_SIZE: "20" },
+    executorEnv: { EXECUTOR_CONCURRENCY: "200", DB_POOL_SIZE: "20" },
   },
 };
 
 /** @type {Config} */
-export const defaults = { label: "defaults", concurrency: 50, services: {} };
+export const defaults = { label: "defaults", concurrency: 100, services: {} };
 
 /** The environment a config sets, for the report. */
 export function describeConfig(config) {

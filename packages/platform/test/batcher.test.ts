@@ -52,6 +52,30 @@ describe("Batcher", () => {
     expect(sizes.reduce((a, n) => a + n, 0)).toBe(11);
   });
 
+  it("with lingerMs, waits that long for more calls to join, unless the batch is full", async () => {
+    const seen: number[][] = [];
+    const b = new Batcher<number, number>(
+      async (xs) => {
+        seen.push(xs);
+        return xs;
+      },
+      { maxBatch: 3, parallel: 1, lingerMs: 40 },
+    );
+    const t0 = Date.now();
+    const first = b.call(1);
+    await tick();
+    expect(seen).toEqual([]);
+    const second = b.call(2);
+    expect(await Promise.all([first, second])).toEqual([1, 2]);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(38);
+    expect(seen).toEqual([[1, 2]]);
+    // A full batch goes at once.
+    const t1 = Date.now();
+    await Promise.all([3, 4, 5].map((x) => b.call(x)));
+    expect(Date.now() - t1).toBeLessThan(35);
+    expect(seen).toEqual([[1, 2], [3, 4, 5]]);
+  });
+
   it("after a failed batch, retries each input alone so only the bad one fails", async () => {
     const b = new Batcher<number, number>(
       async (xs) => {

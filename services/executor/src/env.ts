@@ -7,6 +7,7 @@ export interface ExecutorEnv extends CommonEnv {
   EXECUTOR_SHUTDOWN_GRACE_SECONDS: number;
   METRICS_PORT: number;
   DB_POOL_SIZE: number;
+  EXECUTOR_DB_LINGER_MS: number;
 }
 
 export function loadEnv(env: NodeJS.ProcessEnv = process.env): ExecutorEnv {
@@ -16,12 +17,19 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env): ExecutorEnv {
       /** refuse targets on loopback, private and link-local addresses (CONTRACT §8) */
       TTR_BLOCK_PRIVATE_NETWORKS: Joi.boolean().truthy("1").falsy("0").default(false),
       /** attempts in flight at once in this process */
-      EXECUTOR_CONCURRENCY: Joi.number().integer().min(1).max(2000).default(50),
+      EXECUTOR_CONCURRENCY: Joi.number().integer().min(1).max(2000).default(100),
       /** on SIGTERM, how long in-flight attempts may take before the process exits anyway */
       EXECUTOR_SHUTDOWN_GRACE_SECONDS: Joi.number().integer().min(0).max(7200).default(330),
       /** port of /healthz, /readyz and /metrics */
       METRICS_PORT: Joi.number().port().default(9465),
       DB_POOL_SIZE: Joi.number().integer().min(2).max(200).default(10),
+      /**
+       * Attempts starting (or finishing) at about the same time share one SQL
+       * statement; a statement waits up to this long for more to join it.
+       * Larger batches cost PostgreSQL less per attempt; an attempt is sent
+       * at most this much later.
+       */
+      EXECUTOR_DB_LINGER_MS: Joi.number().integer().min(0).max(100).default(3),
     }),
     env,
   );

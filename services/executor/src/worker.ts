@@ -29,7 +29,7 @@ export interface AttemptBatches {
 }
 
 export function attemptBatches(db: PgRunner, env: ExecutorEnv, metrics: Metrics): AttemptBatches {
-  const opts = (statement: string) => ({ maxBatch: 200, parallel: 2, onBatch: (n: number) => metrics.batchSize.observe({ statement }, n) });
+  const opts = (statement: string) => ({ maxBatch: 200, parallel: 2, lingerMs: env.EXECUTOR_DB_LINGER_MS, onBatch: (n: number) => metrics.batchSize.observe({ statement }, n) });
   return {
     start: new Batcher((ids) => startAttempts(db, ids, env.TTR_DEFAULT_TIMEOUT_SECONDS, env.TTR_REAP_GRACE_SECONDS), opts("start")),
     finish: new Batcher((outcomes) => finishAttempts(db, outcomes), opts("finish")),
