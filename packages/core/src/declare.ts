@@ -332,10 +332,13 @@ export function planDeclare(input: PlanInput): Plan {
       if (cancel) jobEntries.push(row);
       continue;
     }
-    // Rules 4, 5 and 10: instances go with their recurring trigger. Queued ones of a kept trigger still fire;
-    // the upcoming one replaced because its trigger changed is cancelled without an entry (by nextInstances).
+    // Rules 3, 4, 5 and 10: an instance waiting to run is a keyless pending trigger with the tag, so it is
+    // cancelled with an entry: the upcoming one of every recurring trigger (re-created for kept ones), and
+    // those of a recurring trigger that is cancelled. Queued ones of a kept trigger still fire, and those of
+    // a cancelled one go with it without an entry; the upcoming one replaced because its trigger changed is
+    // cancelled without an entry (by nextInstances).
     const state = kept.get(row.generatorId);
-    if (state === undefined || row.status === "queued") continue;
+    if (row.status === "queued") continue;
     if (row.status === "registered" && state === "updated") continue;
     jobEntries.push(row);
   }

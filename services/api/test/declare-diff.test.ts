@@ -227,6 +227,7 @@ describe("cancellations (rules 3–6, 10)", () => {
       { operation: "cancelled", customKey: "absent", kind: "job", id: absent.id },
       { operation: "cancelled", customKey: "q", kind: "job", id: queued.id },
       { operation: "cancelled", customKey: null, kind: "job", id: upcoming.id },
+      { operation: "cancelled", customKey: null, kind: "job", id: goneUpcoming.id },
       { operation: "cancelled", customKey: "g-old", kind: "generator", id: gone.id },
     ]);
     expect(plan.writes.cancelGenerators).toEqual([gone.id]);

@@ -52,11 +52,12 @@ describe("operation order and summary", () => {
       ["cancelled", null, "job"],
       ["cancelled", null, "job"],
       ["cancelled", "q", "job"],
+      ["cancelled", null, "job"],
       ["cancelled", "gone-gen", "generator"],
     ]);
-    expect(out.operations.slice(5).map((o: any) => o.id)).toEqual([absent, keptUpcoming, keyless, queued, goneGen]);
+    expect(out.operations.slice(5).map((o: any) => o.id)).toEqual([absent, keptUpcoming, keyless, queued, goneUpcoming, goneGen]);
     expect(out.operations[1].id).toBe(keptGen);
-    expect(out.summary).toEqual({ unchanged: 1, added: 3, skipped: 1, updated: 0, cancelled: 5 });
+    expect(out.summary).toEqual({ unchanged: 1, added: 3, skipped: 1, updated: 0, cancelled: 6 });
     expect(await statusOf(api, goneUpcoming)).toBe("cancelled");
   });
 
@@ -64,12 +65,12 @@ describe("operation order and summary", () => {
     const tag = freshTag();
     await declare(tag, [oneShot("a"), oneShot(null), recurring("g"), oneShot("s", { scheduledAt: "2020-01-01T00:00:00Z" })]);
     const out = await declare(tag, []);
-    // the recurring trigger's upcoming instance goes with it, without an entry (rule 5)
-    expect(out.summary).toEqual({ unchanged: 0, added: 0, skipped: 0, updated: 0, cancelled: 4 });
+    // the recurring trigger's upcoming instance is a keyless pending trigger with the tag: cancelled with an entry (rules 3, 5, 10)
+    expect(out.summary).toEqual({ unchanged: 0, added: 0, skipped: 0, updated: 0, cancelled: 5 });
     // rows created by one call share a millisecond and are ordered by id: compare the one-shots as a set
-    const jobs = out.operations.slice(0, 3).map((o: any) => `${o.kind}:${o.customKey}`);
-    expect(jobs.sort()).toEqual(["job:a", "job:null", "job:s"]);
-    expect(out.operations[3]).toMatchObject({ kind: "generator", customKey: "g" });
+    const jobs = out.operations.slice(0, 4).map((o: any) => `${o.kind}:${o.customKey}`);
+    expect(jobs.sort()).toEqual(["job:a", "job:null", "job:null", "job:s"]);
+    expect(out.operations[4]).toMatchObject({ kind: "generator", customKey: "g" });
     expect((await declare(tag, [])).operations).toEqual([]);
   });
 });
@@ -173,14 +174,18 @@ describe("recurring items (rules 4, 5, 10)", () => {
     ]);
   });
 
-  it("a removed recurring trigger takes its upcoming and queued instances along, with one entry", async () => {
+  it("a removed recurring trigger takes its upcoming and queued instances along; only the upcoming one gets an entry besides it", async () => {
     const tag = freshTag();
     const first = await declare(tag, [recurring("g")]);
     const gen = first.operations[0].id;
+    const [upcoming] = (await instances(api, gen)).map((i) => i.id);
     const queued = await seed(tag, { generatorId: gen, status: "queued" });
     const running = await seed(tag, { generatorId: gen, status: "running" });
     const out = await declare(tag, []);
-    expect(out.operations).toEqual([{ operation: "cancelled", customKey: "g", kind: "generator", id: gen }]);
+    expect(out.operations).toEqual([
+      { operation: "cancelled", customKey: null, kind: "job", id: upcoming },
+      { operation: "cancelled", customKey: "g", kind: "generator", id: gen },
+    ]);
     expect((await instances(api, gen)).map((i) => i.status)).toEqual(["cancelled", "cancelled", "running"]);
     expect(await statusOf(api, queued)).toBe("cancelled");
     expect(await statusOf(api, running)).toBe("running");

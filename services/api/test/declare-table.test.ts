@@ -209,9 +209,11 @@ describe("other kind", () => {
     const upcoming = await seedTrigger(api, api.projectId, { generatorId: gen, tags: [tag] });
     const queued = await seedTrigger(api, api.projectId, { generatorId: gen, tags: [tag], status: "queued" });
     const out = await declare(tag, [{ ...base, scheduledAt: "2020-01-01T00:00:00Z" }]);
-    expect(out.operations).toHaveLength(1);
+    // The recurring trigger is replaced (no entry, rule 5); its upcoming instance is a keyless pending trigger with the tag (rule 3).
+    expect(out.operations).toHaveLength(2);
     expect(out.operations[0]).toMatchObject({ operation: "updated", kind: "job", changedFields: ["kind:generator→job"] });
-    expect(out.summary).toEqual({ unchanged: 0, added: 0, skipped: 0, updated: 1, cancelled: 0 });
+    expect(out.operations[1]).toEqual({ operation: "cancelled", customKey: null, kind: "job", id: upcoming });
+    expect(out.summary).toEqual({ unchanged: 0, added: 0, skipped: 0, updated: 1, cancelled: 1 });
     expect((await jobRow(api, out.operations[0].id)).status).toBe("skipped");
     expect(await statusOf(api, gen)).toBe("cancelled");
     expect(await statusOf(api, upcoming)).toBe("cancelled");
