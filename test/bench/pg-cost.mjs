@@ -4,7 +4,10 @@
 // /proc), the wall time and the WAL written. The executor's batched
 // start_attempts and finish_attempts run prepared, with 1, 10 and 100
 // attempts per statement (the executor's batches are as large as the
-// attempts that arrive together).
+// attempts that arrive together). The triggers carry a tag (without a
+// policy), so their attempts take the admission path (select_dispatchable,
+// mark_dispatched); an untagged trigger's attempt is dispatched by
+// promote_due itself.
 // Usage: node test/bench/pg-cost.mjs [N]   (N divisible by 3; default 6000)
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -41,7 +44,7 @@ export async function pgCost(ctx, n = 6000, batch = 500) {
     const { projectId } = await benchProject(database.url);
     const due = Math.floor(Date.now() / 1000) * 1000 - 1000;
     const rows = [];
-    rows.push(await phase(client, "insert triggers (unnest, 5,000 per statement)", n, () => insertTriggers(client, projectId, { count: n, sinkBase: "http://127.0.0.1:9", dueAt: () => due })));
+    rows.push(await phase(client, "insert triggers (unnest, 5,000 per statement)", n, () => insertTriggers(client, projectId, { count: n, sinkBase: "http://127.0.0.1:9", dueAt: () => due, tags: ["bench"] })));
     const now = new Date();
     rows.push(
       await phase(client, `promote_due, batches of ${batch} in a transaction`, n, async () => {

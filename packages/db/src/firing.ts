@@ -10,6 +10,8 @@ export interface PromotedTrigger {
   triggerId: string;
   generatorId: string | null;
   scheduledAt: Date;
+  /** untagged: already marked dispatched, to be enqueued by the caller */
+  dispatched: boolean;
 }
 
 export const promoteDue = (db: SqlRunner, now: Date, limit: number) => query<PromotedTrigger>(db, "promote_due", now, limit);

@@ -68,6 +68,8 @@ describe("startAttempts and finishAttempts", () => {
     const cancelled = await dueTrigger();
     const promoted = await promoteDue(db, new Date(), 10);
     const exec = (t: string) => promoted.find((p) => p.triggerId === t)?.executionId as string;
+    // An untagged trigger's attempt needs no admission: promoted straight to dispatched.
+    expect(Object.fromEntries(promoted.map((p) => [p.triggerId, p.dispatched]))).toEqual({ [plain]: true, [tagged]: false, [cancelled]: true });
     await db.$executeRawUnsafe("UPDATE triggers SET status = 'cancelled' WHERE id = $1::uuid", cancelled);
 
     const ids = [exec(tagged), randomUUID(), exec(cancelled), exec(plain)];

@@ -8,7 +8,8 @@ import { type DispatchCandidate, holdAttempts, markDispatched, selectDispatchabl
 import { markEnded } from "@ttr/platform";
 import type { Deps } from "./deps.js";
 
-async function enqueue(deps: Deps, executionIds: string[]): Promise<void> {
+/** Puts dispatched attempts into the executors' queue. */
+export async function enqueue(deps: Deps, executionIds: string[]): Promise<void> {
   if (executionIds.length === 0) return;
   await deps.queue.addBulk(executionIds.map((executionId) => ({ name: ATTEMPT_JOB, data: { executionId }, opts: attemptJobOptions(executionId) })));
 }

@@ -151,7 +151,7 @@ const SECTIONS = {
     `p99 difference: **${ms(r.agg.p99DeltaMs)}**; promoting the held backlog took ${fmt(r.agg.promoteHeldS, 1, " s")}; held triggers that fired anyway: ${fmt(r.agg.heldLeaked)}.`,
   ],
   pg: (r) => [
-    "The firing pipeline's own statements (`packages/db/sql`) run by hand on one connection over 6,000 due triggers, per trigger: the backend's CPU, the wall time and the WAL written. The executor starts and finishes attempts with `start_attempts` and `finish_attempts`, prepared once per connection, each statement covering the attempts that arrived together (the `ttr_executor_db_batch_size` histogram shows how many); they are shown with 1, 10 and 100 attempts per statement.",
+    "The firing pipeline's own statements (`packages/db/sql`) run by hand on one connection over 6,000 due triggers (tagged, so that their attempts take the admission path: an untagged one's attempt is dispatched by `promote_due` itself), per trigger: the backend's CPU, the wall time and the WAL written. The executor starts and finishes attempts with `start_attempts` and `finish_attempts`, prepared once per connection, each statement covering the attempts that arrived together (the `ttr_executor_db_batch_size` histogram shows how many); they are shown with 1, 10 and 100 attempts per statement.",
     table(["statement", "backend CPU", "wall", "WAL"], Object.entries(r.agg).map(([label, x]) => [label, fmt(x.cpuUs, 0, " µs"), fmt(x.wallUs, 0, " µs"), fmt(x.walKiB, 1, " KiB")])),
   ],
   defaults: (r, all) => [
