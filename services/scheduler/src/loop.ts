@@ -60,14 +60,17 @@ export class SchedulerLoop {
     try {
       // A full batch means more are due: go on at once instead of waiting for the next tick.
       const full = new Set<string>();
+      const enqueueing: Array<Promise<void>> = [];
       for (;;) {
         const now = new Date();
-        const promoted = await promoteBatch(this.deps, now);
+        const { promoted, enqueued } = await promoteBatch(this.deps, now);
+        enqueueing.push(enqueued);
         // Held attempts first: they are older than anything promoted now.
         const released = await dispatchHeld(this.deps, now, full);
         const dispatched = await dispatchBatch(this.deps, now, full);
         if (!this.active || (promoted < batch && dispatched < batch && released === 0)) break;
       }
+      await Promise.all(enqueueing);
       this.deps.metrics.fullTags.set(full.size);
       this.wakeAt = (await nextPlannedAt(this.deps.db, new Date()))?.getTime() ?? null;
       const now = new Date();

@@ -8,8 +8,12 @@ import type { Deps } from "./deps.js";
 import { enqueue } from "./dispatch.js";
 import { planNextInstances } from "./recurring.js";
 
-/** Claims one batch; returns how many triggers it claimed. */
-export async function promoteBatch(deps: Deps, now: Date): Promise<number> {
+/**
+ * Claims one batch; returns how many triggers it claimed, and the enqueueing
+ * of the untagged ones, left running so that the next batch can be claimed
+ * meanwhile (a job lost to a failure here is enqueued again by requeueLost).
+ */
+export async function promoteBatch(deps: Deps, now: Date): Promise<{ promoted: number; enqueued: Promise<void> }> {
   const { promoted, instances } = await deps.db.$transaction(async (tx) => {
     const promoted = await promoteDue(tx, now, deps.env.SCHEDULER_BATCH_SIZE);
     const generatorIds = promoted.flatMap((p) => (p.generatorId ? [p.generatorId] : []));
@@ -17,9 +21,13 @@ export async function promoteBatch(deps: Deps, now: Date): Promise<number> {
     return { promoted, instances };
   });
   const ready = promoted.filter((p) => p.dispatched).map((p) => p.executionId);
-  await enqueue(deps, ready);
-  deps.metrics.dispatched.inc(ready.length);
+  const enqueued = enqueue(deps, ready).then(
+    () => void deps.metrics.dispatched.inc(ready.length),
+    (err: Error) => {
+      deps.log.error("enqueueing promoted attempts failed; they are enqueued again later", { error: err.message, count: ready.length });
+    },
+  );
   deps.metrics.promoted.inc(promoted.length);
   deps.metrics.instances.inc(instances);
-  return promoted.length;
+  return { promoted: promoted.length, enqueued };
 }

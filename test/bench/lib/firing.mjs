@@ -18,6 +18,8 @@ import { benchProject, insertTriggers, pool } from "./triggers.mjs";
  * @property {number} [holdMs]  how long the sink holds each request
  * @property {number} [sinkSize]  sink slots, if triggers beyond `count` exist (held backlog)
  * @property {string[]} [tags]
+ * @property {{rate: number, seconds: number}} [warmup]  an unmeasured load before T0 (to `/w/<n>`), so the
+ *   measured window starts with the services in their steady state (JIT, connections, caches)
  * @property {number} [graceMs]  how long past the last due time to wait at most (default 15 min); the wait also
  *   ends when nothing new arrived for 30 s once the last is due
  */
@@ -71,6 +73,13 @@ async function measure(sink, plan, t0, meter, progress) {
   return { complete, ...figures, otherCpuPct, harnessCpuPct: (100 * (own.user + own.system)) / 1000 / wallMs, throughput: span > 0 ? figures.received / span : Number.NaN, cpuPerFireUs: perFire(cpu, figures.received) };
 }
 
+/** The plan's warm-up: how many requests, due when (ms after its start), and how long before T0 it starts. */
+function warmupOf(plan) {
+  if (!plan.warmup) return { count: 0, ms: 0, offset: () => 0 };
+  const { rate, seconds } = plan.warmup;
+  return { count: rate * seconds, ms: seconds * 1000, offset: (n) => Math.floor(n / rate) * 1000 };
+}
+
 /** Offsets are monotonic in n in every plan: the last is the latest. */
 function sampleOffsets(plan) {
   return [plan.offset(0), plan.offset(plan.count - 1)];
@@ -92,8 +101,12 @@ export async function ttrFiring(ctx, plan, opts = {}) {
     const { projectId } = await benchProject(database.url);
     sys = await startTtr(database, ctx.redisUrl, opts.services ?? {});
     if (opts.before) await opts.before({ db, projectId, sink, sys });
-    const t0 = secondAfter(1500 + plan.count / 30);
+    const warm = warmupOf(plan);
+    const t0 = secondAfter(1500 + (plan.count + warm.count) / 30) + warm.ms;
     await insertTriggers(db, projectId, { count: plan.count, sinkBase: sink.base, dueAt: (n) => t0 + plan.offset(n), tags: plan.tags ?? [] });
+    if (warm.count > 0) {
+      await insertTriggers(db, projectId, { from: 0, count: warm.count, sinkBase: `${sink.base}/w`, dueAt: (n) => t0 - warm.ms + warm.offset(n), tags: plan.tags ?? [], idBase: plan.count + (plan.sinkSize ?? 0) });
+    }
     if (Date.now() > t0 - 200) throw new Error(`inserting ${plan.count} triggers took too long: ${Date.now() - t0} ms past T0`);
     const meter = await cpuMeter({ ...ttrGroups(sys), ...serverGroups(db) });
     const result = await measure(sink, plan, t0, meter, opts.progress);
@@ -135,19 +148,24 @@ export async function baselineFiring(ctx, plan, opts) {
       { port, readyPath: "/ready" },
     );
     // addBulk runs at about 10,000 jobs/s here.
-    const t0 = secondAfter(1500 + plan.count / 6);
-    for (let start = 0; start < plan.count; start += 1000) {
-      const jobs = [];
-      const now = Date.now();
-      for (let n = start; n < Math.min(plan.count, start + 1000); n++) {
-        jobs.push({
-          name: "send",
-          data: { url: `${sink.base}/t/${n}` },
-          opts: { timestamp: now, delay: t0 + plan.offset(n) - now, attempts: 1, removeOnComplete: true, removeOnFail: 1000 },
-        });
+    const warm = warmupOf(plan);
+    const t0 = secondAfter(1500 + (plan.count + warm.count) / 6) + warm.ms;
+    const add = async (count, path, dueAt) => {
+      for (let start = 0; start < count; start += 1000) {
+        const jobs = [];
+        const now = Date.now();
+        for (let n = start; n < Math.min(count, start + 1000); n++) {
+          jobs.push({
+            name: "send",
+            data: { url: `${sink.base}${path}/${n}` },
+            opts: { timestamp: now, delay: dueAt(n) - now, attempts: 1, removeOnComplete: true, removeOnFail: 1000 },
+          });
+        }
+        await queue.addBulk(jobs);
       }
-      await queue.addBulk(jobs);
-    }
+    };
+    await add(plan.count, "/t", (n) => t0 + plan.offset(n));
+    await add(warm.count, "/w", (n) => t0 - warm.ms + warm.offset(n));
     if (Date.now() > t0 - 200) throw new Error(`adding ${plan.count} jobs took too long: ${Date.now() - t0} ms past T0`);
     const meter = await cpuMeter({ worker: [worker.pid], redis: serverGroups(null).redis });
     const result = await measure(sink, plan, t0, meter, opts.progress);

@@ -2,6 +2,8 @@
 // on an event loop that nothing else in the bench process can delay. It
 // records, per trigger number n of `/t/<n>`, how often it arrived and when
 // it first arrived, in shared memory the main thread reads at any time.
+// `/w/<n>` are warm-up requests sent before the measured window: counted,
+// nothing else.
 import http from "node:http";
 import { parentPort, workerData } from "node:worker_threads";
 
@@ -9,7 +11,7 @@ const { countsBuf, firstBuf, seqBuf, totalsBuf, holdMs } = workerData;
 const counts = new Int32Array(countsBuf);
 const first = new Float64Array(firstBuf);
 const seq = new Int32Array(seqBuf);
-/** [arrivals, distinct, strays (unknown paths)] */
+/** [arrivals, distinct, strays (unknown paths), warm-up arrivals (/w/…)] */
 const totals = new Int32Array(totalsBuf);
 const size = counts.length;
 
@@ -24,6 +26,8 @@ const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }
     }
     counts[n]++;
     Atomics.add(totals, 0, 1);
+  } else if (url.startsWith("/w/")) {
+    Atomics.add(totals, 3, 1);
   } else {
     Atomics.add(totals, 2, 1);
   }

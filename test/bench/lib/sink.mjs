@@ -11,6 +11,7 @@ import { Worker } from "node:worker_threads";
  * @property {() => number} distinct
  * @property {() => number} arrivals
  * @property {() => number} strays
+ * @property {() => number} warmups  arrivals of the unmeasured warm-up (`/w/<n>`)
  * @property {(n: number, opts: {deadline: number, stallMs?: number, onTick?: (distinct: number) => void}) => Promise<boolean>} waitFor
  *   true once n distinct arrived; false at the deadline or when nothing new arrived for stallMs (default 30 s)
  * @property {() => Promise<void>} close
@@ -21,7 +22,7 @@ export async function startSink(size, { holdMs = 0 } = {}) {
   const countsBuf = new SharedArrayBuffer(4 * size);
   const firstBuf = new SharedArrayBuffer(8 * size);
   const seqBuf = new SharedArrayBuffer(4 * size);
-  const totalsBuf = new SharedArrayBuffer(4 * 3);
+  const totalsBuf = new SharedArrayBuffer(4 * 4);
   const worker = new Worker(new URL("./sink-worker.mjs", import.meta.url), { workerData: { countsBuf, firstBuf, seqBuf, totalsBuf, holdMs } });
   const port = await new Promise((resolve, reject) => {
     worker.once("message", (m) => resolve(m.port));
@@ -37,6 +38,7 @@ export async function startSink(size, { holdMs = 0 } = {}) {
     distinct,
     arrivals: () => Atomics.load(totals, 0),
     strays: () => Atomics.load(totals, 2),
+    warmups: () => Atomics.load(totals, 3),
     async waitFor(n, { deadline, stallMs = 30_000, onTick }) {
       let seen = distinct();
       let progressAt = Date.now();

@@ -32,15 +32,16 @@ FROM unnest($3::uuid[], $4::text[], $5::float8[]) AS x(id, url, at)`;
  * Inserts triggers `from` … `from + count - 1`, trigger n due at `dueAt(n)`
  * (epoch ms, a whole second) and sent to `<sinkBase>/t/<n>`.
  * @param {pg.Pool} db
+ * idBase: added to n for the trigger ids (the URL keeps n), for a second set beside the first
  */
-export async function insertTriggers(db, projectId, { from = 0, count, sinkBase, dueAt, tags = [], batch = 5000 }) {
+export async function insertTriggers(db, projectId, { from = 0, count, sinkBase, dueAt, tags = [], batch = 5000, idBase = 0 }) {
   for (let start = from; start < from + count; start += batch) {
     const end = Math.min(from + count, start + batch);
     const ids = [];
     const urls = [];
     const ats = [];
     for (let n = start; n < end; n++) {
-      ids.push(triggerId(n));
+      ids.push(triggerId(idBase + n));
       urls.push(`${sinkBase}/t/${n}`);
       ats.push(dueAt(n) / 1000);
     }

@@ -10,8 +10,9 @@ export const sizes = {
 };
 
 /** `rate` triggers due at each of `seconds` consecutive seconds. */
+/** `rate` triggers due at each second for `seconds`, after an unmeasured 5-second warm-up at the same rate. */
 export function steadyPlan(rate, seconds) {
-  return { count: rate * seconds, offset: (n) => Math.floor(n / rate) * 1000 };
+  return { count: rate * seconds, offset: (n) => Math.floor(n / rate) * 1000, warmup: { rate, seconds: 5 } };
 }
 
 /**
