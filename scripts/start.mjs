@@ -5,6 +5,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
+import { NODE_FLAGS } from "./node-flags.mjs";
 import { dataDir, root, say } from "./lib.mjs";
 
 const { resolveInfra, databaseUrl, canConnect, freePort } = await import("../packages/platform/dist/index.js");
@@ -71,7 +72,7 @@ const services = [
 for (const [name, extra] of services) {
   const main = path.join(root, "services", name, "dist", "main.js");
   if (!existsSync(main)) continue;
-  const child = spawn(process.execPath, [main], { env: { ...serviceEnv, ...extra }, stdio: ["ignore", "inherit", "inherit"] });
+  const child = spawn(process.execPath, [...NODE_FLAGS[name], main], { env: { ...serviceEnv, ...extra }, stdio: ["ignore", "inherit", "inherit"] });
   child.on("exit", (code, signal) => {
     if (!stopping) {
       say(`${name} exited (${signal ?? code}); stopping`);

@@ -2,6 +2,7 @@
 // process each, configured by environment variables only. Output goes to a
 // log file per process under .ttr/bench/logs (removed when the process is
 // stopped cleanly, kept when it failed).
+import { NODE_FLAGS } from "../../../scripts/node-flags.mjs";
 import { spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
@@ -45,11 +46,11 @@ async function ready(proc, url, timeoutMs = 30_000) {
  * Spawns `node <script>` and waits for GET <readyPath> on its port.
  * @returns {Promise<Proc>}
  */
-export async function spawnNode(name, script, env, { port, readyPath = "/readyz", profileName = name } = {}) {
+export async function spawnNode(name, script, env, { port, readyPath = "/readyz", profileName = name, flags = [] } = {}) {
   mkdirSync(logDir, { recursive: true });
   const logFile = path.join(logDir, `${name}-${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}.log`);
   const fd = openSync(logFile, "w");
-  const args = [];
+  const args = [...flags];
   if (nodeFlags.profileDir) {
     mkdirSync(nodeFlags.profileDir, { recursive: true });
     args.push("--cpu-prof", `--cpu-prof-dir=${nodeFlags.profileDir}`, `--cpu-prof-name=${profileName}-${Date.now()}.cpuprofile`);
@@ -109,7 +110,7 @@ export async function startTtr(database, redisUrl, opts = {}) {
   const launch = async (name, kind, env, profileName = name) => {
     const port = await freePort();
     const portEnv = kind === "api" ? { PORT: String(port), HOST: "127.0.0.1" } : { METRICS_PORT: String(port) };
-    const p = await spawnNode(name, `services/${kind}/dist/main.js`, { ...common, ...portEnv, ...env }, { port, profileName });
+    const p = await spawnNode(name, `services/${kind}/dist/main.js`, { ...common, ...portEnv, ...env }, { port, profileName, flags: NODE_FLAGS[kind] });
     procs.push(p);
     return p;
   };
