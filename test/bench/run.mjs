@@ -114,10 +114,11 @@ ${renderGoals(results)}
 
 ${renderScenarios(results)}
 
-## Method
+${history()}## Method
 
 - Each scenario run gets a fresh database (cloned from a migrated template), a fresh Redis key prefix and fresh service processes; all are removed afterwards.
 - Firing scenarios insert their triggers with SQL (\`unnest\` batches) before the first is due, so the api is not in the path; trigger n targets \`/t/<n>\` on the sink, which runs in a worker thread and keeps, per trigger, its arrival count and first arrival time.
+- Steady loads (steady, held, defaults) begin with an unmeasured 5-second warm-up at the same rate, to \`/w/<n>\` on the sink, so that the measured window starts with the services in their steady state (JIT-compiled code, open connections, prepared statements), as in a running deployment; the baseline gets the same warm-up. Bursts have none.
 - early = first arrival before the scheduled second; missed = never arrived (the wait ends once nothing new arrived for 30 s after the last due time, or 15 min after it); doubled = arrivals beyond the first.
 - CPU per fire: utime+stime from \`/proc/<pid>/stat\` over the measured window (first due second to last arrival) divided by the fires.
 - Memory: \`VmRSS\` / \`VmHWM\` from \`/proc/<pid>/status\` of each service at the end of the window.
@@ -125,6 +126,12 @@ ${renderScenarios(results)}
 
 ${DATA_MARK}${compact({ environment: env, ...results })} -->
 `;
+}
+
+/** test/bench/HISTORY.md, hand-kept: what changed and the figures before and after. */
+function history() {
+  const file = path.join(root, "test", "bench", "HISTORY.md");
+  return existsSync(file) ? `${readFileSync(file, "utf8").trim()}\n\n` : "";
 }
 
 const opts = parseArgs(process.argv.slice(2));
