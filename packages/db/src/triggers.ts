@@ -60,6 +60,27 @@ export async function insertTrigger(
   return row!.id;
 }
 
+/** A new one-shot with neither key nor generator, as /schedule creates it. */
+export interface NewOneShot {
+  id: string;
+  projectId: string;
+  status: TriggerStatus;
+  scheduledAt: Date;
+  request: RequestFields;
+}
+
+/** Inserts many new one-shots with one statement (and one commit). */
+export async function insertOneShots(db: SqlRunner, rows: NewOneShot[]): Promise<void> {
+  const column = <T>(f: (r: NewOneShot) => T) => rows.map(f);
+  await execute(
+    db, "insert_one_shots",
+    column((r) => r.id), column((r) => r.projectId), column((r) => r.status),
+    column((r) => r.request.title), column((r) => r.request.url), column((r) => r.request.method),
+    column((r) => JSON.stringify(r.request.headers)), column((r) => r.request.body),
+    column((r) => JSON.stringify(r.request.tags)), column((r) => r.scheduledAt),
+  );
+}
+
 /** Returns the status and time the trigger has after the edit (a retrying one keeps both). */
 export async function updateTriggerRequest(
   db: SqlRunner,

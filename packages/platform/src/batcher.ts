@@ -93,3 +93,32 @@ export class Batcher<I, O> {
     }
   }
 }
+
+/**
+ * A Batcher per key (a project, an API key), made on first use and dropped
+ * once its key has no call pending, so idle keys hold no memory.
+ */
+export class KeyedBatchers<I, O> {
+  private readonly batchers = new Map<string, { batcher: Batcher<I, O>; pending: number }>();
+
+  constructor(private readonly make: (key: string) => Batcher<I, O>) {}
+
+  async call(key: string, input: I): Promise<O> {
+    let entry = this.batchers.get(key);
+    if (entry === undefined) {
+      entry = { batcher: this.make(key), pending: 0 };
+      this.batchers.set(key, entry);
+    }
+    entry.pending++;
+    try {
+      return await entry.batcher.call(input);
+    } finally {
+      if (--entry.pending === 0) this.batchers.delete(key);
+    }
+  }
+
+  /** keys with calls pending */
+  get size(): number {
+    return this.batchers.size;
+  }
+}

@@ -4,4 +4,4 @@ export { createRegistry, handleOps, startOpsServer, prom, type ReadyCheck } from
 export { resolveInfra, canConnect, freePort, serverUrlOf, databaseUrl, type Infra } from "./infra.js";
 export { createRedis, redisPing } from "./redis.js";
 export { admit, markStarted, markEnded, MAX_WINDOW_MS, DEFAULT_LOG_CAP, type TagLimit, type AdmissionCandidate } from "./admission.js";
-export { Batcher, type BatcherOptions } from "./batcher.js";
+export { Batcher, type BatcherOptions, KeyedBatchers } from "./batcher.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Batcher } from "../src/batcher.js";
+import { Batcher, KeyedBatchers } from "../src/batcher.js";
 
 const tick = () => new Promise((r) => setTimeout(r, 5));
 
@@ -88,5 +88,37 @@ describe("Batcher", () => {
     const calls = [1, 2, 3, 4].map((x) => b.call(x).then((v) => ({ v }), (e: Error) => ({ e: e.message })));
     await hold;
     expect(await Promise.all(calls)).toEqual([{ v: -1 }, { v: -2 }, { e: "bad 3" }, { v: -4 }]);
+  });
+});
+
+describe("KeyedBatchers", () => {
+  it("batches calls per key, never across keys, and forgets a key once nothing of it is pending", async () => {
+    const seen: string[] = [];
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const made: string[] = [];
+    const k = new KeyedBatchers<number, string>((key) => {
+      made.push(key);
+      return new Batcher(
+        async (xs) => {
+          seen.push(`${key}:${xs.join(",")}`);
+          await gate;
+          return xs.map((x) => `${key}${x}`);
+        },
+        { maxBatch: 100, parallel: 1 },
+      );
+    });
+    const calls = [k.call("a", 1), k.call("b", 1), k.call("a", 2), k.call("a", 3), k.call("b", 2)];
+    await tick();
+    expect(seen).toEqual(["a:1", "b:1"]);
+    expect(k.size).toBe(2);
+    release();
+    expect(await Promise.all(calls)).toEqual(["a1", "b1", "a2", "a3", "b2"]);
+    expect(seen).toEqual(["a:1", "b:1", "a:2,3", "b:2"]);
+    expect(k.size).toBe(0);
+    expect(await k.call("a", 4)).toBe("a4");
+    expect(made).toEqual(["a", "b", "a"]);
   });
 });

@@ -1,10 +1,38 @@
 // API key authentication (SPEC §5). Keys are looked up by their hash.
 import { invalidApiKey, sha256Hex } from "@ttr/core";
 import { findProjectByKeyHash, type ProjectRow, type SqlRunner } from "@ttr/db";
+import { Batcher, KeyedBatchers } from "@ttr/platform";
 
 export async function projectForKey(db: SqlRunner, key: string): Promise<ProjectRow> {
   if (key === "") throw invalidApiKey();
   const project = await findProjectByKeyHash(db, sha256Hex(key));
   if (!project) throw invalidApiKey();
   return project;
+}
+
+/**
+ * Key lookups for the busiest endpoint: calls with the same key that arrive
+ * while a lookup of it runs share the next one. Nothing is cached: every
+ * answer comes from a query sent after the call arrived, so a revoked key
+ * fails from the moment its revocation commits.
+ */
+export class ApiKeys {
+  private readonly lookups: KeyedBatchers<null, ProjectRow | undefined>;
+
+  constructor(db: SqlRunner) {
+    this.lookups = new KeyedBatchers((hash) => {
+      const lookup = async (calls: null[]) => {
+        const project = await findProjectByKeyHash(db, hash);
+        return calls.map(() => project);
+      };
+      return new Batcher(lookup, { maxBatch: 10_000, parallel: 1 });
+    });
+  }
+
+  async project(key: string): Promise<ProjectRow> {
+    if (key === "") throw invalidApiKey();
+    const project = await this.lookups.call(sha256Hex(key), null);
+    if (!project) throw invalidApiKey();
+    return project;
+  }
 }

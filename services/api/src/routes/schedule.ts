@@ -13,9 +13,10 @@ import {
   quotaExceeded,
 } from "@ttr/core";
 import type { Deps } from "../deps.js";
-import { projectForKey } from "../auth/api-key.js";
+import { ApiKeys } from "../auth/api-key.js";
 import { MiB, readBody } from "../http/body.js";
-import { applySchedule, type ScheduleCall } from "../schedule/apply.js";
+import { applyPlainOneShot, applySchedule, isPlainOneShot, type ScheduleCall } from "../schedule/apply.js";
+import { OneShotInserts } from "../schedule/inserts.js";
 import { QuotaUnits } from "../schedule/quota.js";
 
 function header(req: Request, name: string): string | undefined {
@@ -49,7 +50,9 @@ function isAbsoluteUrl(value: string): boolean {
 const monthOf = (d: Date) => d.toISOString().slice(0, 7);
 
 export function scheduleRoute(deps: Deps) {
+  const keys = new ApiKeys(deps.pg);
   const quota = new QuotaUnits(deps.pg);
+  const inserts = new OneShotInserts(deps.pg);
   return async (req: Request, res: Response): Promise<void> => {
     const now = new Date();
     const apiKey = header(req, "ttr-api-key");
@@ -65,7 +68,7 @@ export function scheduleRoute(deps: Deps) {
     const title = textHeader(req, "ttr-title") ?? null;
     if (title !== null) checkTitle(title);
 
-    const project = await projectForKey(deps.pg, apiKey);
+    const project = await keys.project(apiKey);
     const when = parseScheduledAt(header(req, "ttr-scheduled-at"), now);
 
     const remaining = await quota.take(project.id, monthOf(now));
@@ -90,9 +93,7 @@ export function scheduleRoute(deps: Deps) {
         source: "schedule",
       },
     };
-    // A new one-shot without key or ID is one INSERT: no transaction needed.
-    const single = call.when.kind === "once" && call.customKey === null && call.triggerId === null;
-    const result = single ? await applySchedule(deps.pg, call) : await deps.db.$transaction((tx) => applySchedule(tx, call));
+    const result = isPlainOneShot(call) ? await applyPlainOneShot(inserts, call) : await deps.db.$transaction((tx) => applySchedule(tx, call));
     res.status(200).json({
       triggerId: result.triggerId,
       scheduledAt: result.scheduledAt.toISOString(),

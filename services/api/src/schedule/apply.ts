@@ -4,6 +4,7 @@
 import { gone, notFound, nextCronTime, type ScheduledAt } from "@ttr/core";
 import * as t from "@ttr/db";
 import type { RequestFields, SqlRunner, TriggerStatus } from "@ttr/db";
+import type { OneShotInserts } from "./inserts.js";
 
 export interface ScheduleCall {
   projectId: string;
@@ -29,6 +30,20 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 function statusFor(when: Extract<ScheduledAt, { kind: "once" }>, now: Date, runMissed: boolean): TriggerStatus {
   if (when.nowBased || runMissed) return "registered";
   return when.at.getTime() <= now.getTime() ? "skipped" : "registered";
+}
+
+/** A new one-shot without key or ID: nothing to look up, so no transaction (one batched INSERT). */
+export function isPlainOneShot(call: ScheduleCall): call is ScheduleCall & { when: Extract<ScheduledAt, { kind: "once" }> } {
+  return call.when.kind === "once" && call.customKey === null && call.triggerId === null;
+}
+
+export async function applyPlainOneShot(
+  inserts: OneShotInserts,
+  call: ScheduleCall & { when: Extract<ScheduledAt, { kind: "once" }> },
+): Promise<ScheduleResult> {
+  const scheduledAt = call.when.at;
+  const triggerId = await inserts.insert({ projectId: call.projectId, status: statusFor(call.when, call.now, call.runMissed), scheduledAt, request: call.request });
+  return { triggerId, scheduledAt, operation: "schedule", kind: "job" };
 }
 
 export async function applySchedule(tx: SqlRunner, call: ScheduleCall): Promise<ScheduleResult> {

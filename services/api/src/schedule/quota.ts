@@ -4,28 +4,20 @@
 // while an earlier unit is being taken are grouped and take their units with
 // one statement; each still gets its own exact remaining count.
 import { consumeQuota, type SqlRunner } from "@ttr/db";
-import { Batcher } from "@ttr/platform";
+import { Batcher, KeyedBatchers } from "@ttr/platform";
 
 export class QuotaUnits {
-  private readonly batchers = new Map<string, { batcher: Batcher<null, number | null>; pending: number }>();
+  private readonly batchers: KeyedBatchers<null, number | null>;
 
-  constructor(private readonly db: SqlRunner) {}
+  constructor(db: SqlRunner) {
+    this.batchers = new KeyedBatchers((key) => {
+      const [projectId = "", month = ""] = key.split("|");
+      return new Batcher((units) => consumeQuota(db, projectId, month, units.length), { maxBatch: 500, parallel: 1 });
+    });
+  }
 
   /** The units left after this call's, or null when the quota is used up. */
-  async take(projectId: string, month: string): Promise<number | null> {
-    const key = `${projectId}:${month}`;
-    let entry = this.batchers.get(key);
-    if (entry === undefined) {
-      const batcher = new Batcher<null, number | null>((units) => consumeQuota(this.db, projectId, month, units.length), { maxBatch: 500, parallel: 1 });
-      entry = { batcher, pending: 0 };
-      this.batchers.set(key, entry);
-    }
-    entry.pending++;
-    try {
-      return await entry.batcher.call(null);
-    } finally {
-      // Forget idle projects so the map does not grow with every project and month.
-      if (--entry.pending === 0) this.batchers.delete(key);
-    }
+  take(projectId: string, month: string): Promise<number | null> {
+    return this.batchers.call(`${projectId}|${month}`, null);
   }
 }
