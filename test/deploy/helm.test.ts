@@ -256,7 +256,10 @@ describe("scaling the executors", () => {
     const [trigger] = so.spec.triggers;
     expect(trigger.type).toBe("prometheus");
     expect(trigger.metadata.serverAddress).toBe("http://prometheus-operated.monitoring.svc:9090");
-    expect(trigger.metadata.query).toBe(`max(ttr_queue_depth{namespace="${NAMESPACE}"})`);
+    // the scheduler's metrics Service of this release, as a ServiceMonitor scrape labels it
+    const schedulerMetrics = find(objects, "Service", "-scheduler-metrics").metadata.name;
+    expect(schedulerMetrics).toBe(`${RELEASE}-ttr-scheduler-metrics`);
+    expect(trigger.metadata.query).toBe(`max(ttr_queue_depth{namespace="${NAMESPACE}",service="${schedulerMetrics}"})`);
     expect(trigger.metadata.threshold).toBe("50");
     expect(find(objects, "Deployment", "-executor").spec.replicas).toBeUndefined();
     // the migration Job reads the existing Secret
