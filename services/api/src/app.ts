@@ -5,6 +5,7 @@ import { dbPing } from "@ttr/db";
 import { handleOps, prom, redisPing } from "@ttr/platform";
 import type { Deps } from "./deps.js";
 import { errorHandler, notFoundHandler } from "./http/errors.js";
+import { headOnlyWhereServed, literalBadEscapes, ROUTING } from "./http/paths.js";
 import { bulkRoute } from "./routes/bulk.js";
 import { cancelRoute } from "./routes/cancel.js";
 import { dashboardRoutes } from "./routes/dashboard.js";
@@ -18,6 +19,8 @@ export function createApp(deps: Deps): express.Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  app.set("case sensitive routing", ROUTING.caseSensitive);
+  app.set("strict routing", ROUTING.strict);
 
   const requests = new prom.Counter({
     name: "ttr_api_requests_total",
@@ -46,6 +49,8 @@ export function createApp(deps: Deps): express.Express {
     });
     next();
   });
+
+  app.use(literalBadEscapes, headOnlyWhereServed);
 
   const ready = async () => (await dbPing(deps.db)) && (await redisPing(deps.redis));
   for (const path of ["/healthz", "/readyz", "/metrics"]) {

@@ -35,6 +35,33 @@ describe("errors without a JSON body", () => {
     }
   });
 
+  it("paths match exactly: another case or a trailing slash is 404, and so is HEAD where GET is an endpoint", async () => {
+    const key = { "ttr-api-key": api.apiKey };
+    expect((await api.call("GET", "/tag-policies", key)).status).toBe(200);
+    for (const [method, path] of [["GET", "/Tag-Policies"], ["GET", "/tag-policies/"], ["POST", "/Schedule"], ["POST", "/schedule/"], ["HEAD", "/tag-policies"], ["HEAD", "/triggers"], ["HEAD", "/project"]] as const) {
+      const res = await api.call(method, path, { ...key, "ttr-url": "http://127.0.0.1:9/", "ttr-scheduled-at": "2099-01-01T00:00:00Z" });
+      expect(res.status, `${method} ${path}`).toBe(404);
+      expect(res.body.length).toBe(0);
+    }
+    // HEAD is a method /schedule stores like any other; probes and the dashboard answer it.
+    const head = await api.call("HEAD", "/schedule", { ...key, "ttr-url": "http://127.0.0.1:9/", "ttr-scheduled-at": "2099-01-01T00:00:00Z" });
+    expect(head.status).toBe(200);
+    const [row] = await api.db.$queryRawUnsafe<Array<{ method: string }>>("SELECT method FROM triggers ORDER BY created_at DESC LIMIT 1");
+    expect(row?.method).toBe("HEAD");
+    expect((await api.call("HEAD", "/healthz")).status).toBe(200);
+  });
+
+  it("a path segment that is not valid percent-encoding is taken literally: an unknown tag policy, not a decoding error", async () => {
+    const key = { "ttr-api-key": api.apiKey, "content-type": "application/json" };
+    for (const [method, path] of [["PUT", "/tag-policies/%zz"], ["DELETE", "/tag-policies/%zz"], ["DELETE", "/tag-policies/%ff%fe"], ["PUT", "/tag-policies/50%"]] as const) {
+      const res = await api.call(method, path, key, "{}");
+      expect(res.status, `${method} ${path}`).toBe(404);
+      expect(res.json()).toEqual({ _tag: "NotFound", message: "Tag policy not found" });
+    }
+    // The API key is still checked first (SPEC §7 order).
+    expect((await api.call("DELETE", "/tag-policies/%zz", { "ttr-api-key": "nope" })).status).toBe(401);
+  });
+
   it("431 with an empty body for request headers over 16 KiB", async () => {
     const res = await api.call("POST", "/schedule", { "ttr-api-key": api.apiKey, "ttr-url": "http://x/", "x-big": "a".repeat(17 * 1024) }).catch((e: Error) => e);
     if (res instanceof Error) throw res;

@@ -64,7 +64,7 @@ describe("POST /auth/login", () => {
     }
   });
 
-  it("400 with an empty body for a malformed body", async () => {
+  it("400 with a JSON error for a malformed body", async () => {
     const bodies: Array<[Record<string, string>, string]> = [
       [{ "Content-Type": "application/json" }, "{not json"],
       [{ "Content-Type": "application/json" }, JSON.stringify({ email: "a@b.c" })],
@@ -77,7 +77,8 @@ describe("POST /auth/login", () => {
     for (const [headers, body] of bodies) {
       const res = await api.call("POST", "/auth/login", headers, body);
       expect(res.status, body).toBe(400);
-      expect(res.body.length).toBe(0);
+      expect(res.json(), body).toEqual({ _tag: "BadRequest", message: 'Sign in with a JSON body {"email", "password"}, both non-empty strings' });
+      expect(res.headers["set-cookie"]).toBeUndefined();
     }
   });
 

@@ -11,12 +11,14 @@
 // (`?status=`) mean no filter; an unknown value, or a parameter given twice,
 // is a 400. `generatorId=` narrows GET /triggers to one recurring trigger's
 // instances (the dashboard's recurring-trigger page).
-import express, { type Request, type Response } from "express";
+import type express from "express";
+import type { Request, Response } from "express";
 import { badRequest, gone, headersObject, notFound, unauthorized } from "@ttr/core";
 import * as d from "@ttr/db";
 import type { DashboardTriggerRow, ExecutionRow, GeneratorStatus, Keyset, TriggerStatus } from "@ttr/db";
 import type { Deps } from "../deps.js";
 import { requireSession, sessionOf } from "../auth/session.js";
+import { apiRouter } from "../http/paths.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -173,7 +175,7 @@ function sendAgain(deps: Deps, action: "replay" | "retry") {
 }
 
 export function dashboardRoutes(deps: Deps): express.Router {
-  const router = express.Router();
+  const router = apiRouter();
   const auth = requireSession(deps);
 
   router.get("/triggers", auth, async (req, res) => {

@@ -1,10 +1,11 @@
 // POST /auth/login and POST /auth/logout (CONTRACT §5).
 import express, { type Request, type Response } from "express";
 import Joi from "joi";
-import { emptyBadRequest, hashPassword, newSessionToken, sha256Hex, tooManyRequests, unauthorized, verifyPassword } from "@ttr/core";
+import { badRequest, hashPassword, newSessionToken, sha256Hex, tooManyRequests, unauthorized, verifyPassword } from "@ttr/core";
 import { createSession, deleteSession, findUserByEmail } from "@ttr/db";
 import type { Deps } from "../deps.js";
 import { LoginLimiter, refuseCrossSite, requireSession, SESSION_COOKIE, SESSION_LIFETIMES, sessionToken } from "../auth/session.js";
+import { apiRouter } from "../http/paths.js";
 
 /** Unknown fields are ignored; lengths bound the scrypt work one request can ask for. */
 const LOGIN_BODY = Joi.object({
@@ -14,21 +15,28 @@ const LOGIN_BODY = Joi.object({
   .unknown(true)
   .required();
 
+/** Session errors are JSON (CONTRACT §5), a malformed sign-in body too. */
+const badLogin = () => badRequest("Sign in with a JSON body {\"email\", \"password\"}, both non-empty strings");
+const loginJson = express.json({ limit: "16kb" });
+function parseLogin(req: Request, res: Response, next: express.NextFunction): void {
+  loginJson(req, res, (err?: unknown) => next((err as { status?: number } | undefined)?.status === 400 ? badLogin() : err));
+}
+
 function cookieOptions(req: Request) {
   return { httpOnly: true, sameSite: "strict", path: "/", secure: req.secure } as const;
 }
 
 export function sessionRoutes(deps: Deps): express.Router {
-  const router = express.Router();
+  const router = apiRouter();
   const limiter = new LoginLimiter();
   // Verified against when the email is unknown, so a wrong email costs the
   // same scrypt time as a wrong password and response times do not reveal
   // which emails have accounts.
   const decoy = hashPassword(newSessionToken());
 
-  router.post("/auth/login", express.json({ limit: "16kb" }), async (req: Request, res: Response) => {
+  router.post("/auth/login", parseLogin, async (req: Request, res: Response) => {
     const { error, value } = LOGIN_BODY.validate(req.body);
-    if (error) throw emptyBadRequest();
+    if (error) throw badLogin();
     // No cookie is needed to sign in, but a cross-site form must not sign a
     // browser into someone else's account either.
     refuseCrossSite(req);

@@ -8,13 +8,15 @@
 // A failed request writes nothing: POST is one statement, PUT one
 // transaction that locks the policy it validates against, DELETE one
 // statement.
-import express, { type Request, type Response } from "express";
+import type express from "express";
+import type { Request, Response } from "express";
 import { badRequest, checkPolicy, notFound, policyCreateBody, policyUpdateBody } from "@ttr/core";
 import { deletePolicy, listPolicies, lockPolicy, type PolicyRow, updatePolicy, upsertPolicy } from "@ttr/db";
 import type { Deps } from "../deps.js";
 import { MiB } from "../http/body.js";
 import { notFoundHandler } from "../http/errors.js";
 import { authenticate, checkJsonContentType, readJson, shaped } from "../http/json-endpoint.js";
+import { apiRouter } from "../http/paths.js";
 
 /** Policy IDs are UUIDs; anything else cannot name one (and would not cast). */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -54,7 +56,7 @@ async function jsonBody(req: Request): Promise<unknown> {
 }
 
 export function tagPoliciesRoutes(deps: Deps): express.Router {
-  const router = express.Router();
+  const router = apiRouter();
 
   router
     .route("/tag-policies")
