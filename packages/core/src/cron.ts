@@ -88,14 +88,46 @@ export function checkCron(expr: string, tz: string, now: Date): CronSchedule {
  * validate with `checkCron` first.
  */
 export function nextCronTime(expr: string, tz: string, after: Date): Date {
-  return CronExpressionParser.parse(expr, { tz, currentDate: after }).next().toDate();
+  let from = after;
+  for (let window = 0; ; window++) {
+    try {
+      return CronExpressionParser.parse(expr, { tz, currentDate: from }).next().toDate();
+    } catch (err) {
+      // cron-parser gives up ("loop limit exceeded") next to some DST shifts
+      // of half an hour (Australia/Lord_Howe, a daily 01:00 run on the day
+      // clocks go back): look for the run minute by minute past the shift.
+      if (!/loop limit/i.test(errorText(err)) || window === SCAN_WINDOWS) throw err;
+      const found = scanMinutes(expr, tz, from);
+      if (found !== null) return found;
+      from = new Date(from.getTime() + SCAN_MINUTES * MINUTE);
+    }
+  }
+}
+
+const MINUTE = 60_000;
+/** minutes looked at one by one when cron-parser fails: two days */
+const SCAN_MINUTES = 2 * 24 * 60;
+/** how many such windows before giving up */
+const SCAN_WINDOWS = 4;
+
+/** The first whole minute strictly after `after` (within SCAN_MINUTES) that the expression matches. */
+function scanMinutes(expr: string, tz: string, after: Date): Date | null {
+  const cron = CronExpressionParser.parse(expr, { tz });
+  let t = Math.floor(after.getTime() / MINUTE) * MINUTE + MINUTE;
+  for (let i = 0; i < SCAN_MINUTES; i++, t += MINUTE) {
+    if (cron.includesDate(new Date(t))) return new Date(t);
+  }
+  return null;
 }
 
 /** The next `n` runs strictly after `after`, in order (see `nextCronTime`). */
 export function nextCronTimes(expr: string, tz: string, after: Date, n: number): Date[] {
-  const it = CronExpressionParser.parse(expr, { tz, currentDate: after });
   const out: Date[] = [];
-  for (let i = 0; i < n; i++) out.push(it.next().toDate());
+  let from = after;
+  for (let i = 0; i < n; i++) {
+    from = nextCronTime(expr, tz, from);
+    out.push(from);
+  }
   return out;
 }
 

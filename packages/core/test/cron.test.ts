@@ -142,6 +142,18 @@ describe("checkCron", () => {
     }
   });
 
+  it("a daily run next to a half-hour DST shift (Lord Howe), where cron-parser alone gives up", () => {
+    // 2027-04-04 02:00 local (+11) goes back to 01:30 (+10:30); 01:00 local that day is 14:00Z on the 3rd.
+    const after = at("2027-04-03T13:00:00Z");
+    expect(nextCronTimes("0 1 * * *", "Australia/Lord_Howe", after, 3).map((d) => d.toISOString())).toEqual([
+      "2027-04-03T14:00:00.000Z",
+      "2027-04-04T14:30:00.000Z",
+      "2027-04-05T14:30:00.000Z",
+    ]);
+    expect(nextCronTime("0 2 * * *", "Australia/Lord_Howe", after).toISOString()).toBe("2027-04-03T15:30:00.000Z");
+    expect(checkCron("0 1 * * */1", "Australia/Lord_Howe", at("2084-03-31T14:00:00Z")).expr).toBe("0 1 * * */1");
+  });
+
   it("every valid expression has a next run after its check time, strictly later", () => {
     const field = (max: number) =>
       fc.oneof(fc.constant("*"), fc.integer({ min: 0, max }).map(String), fc.integer({ min: 1, max }).map((n) => `*/${n}`));
