@@ -127,6 +127,9 @@ const PENDING = new Set(["registered", "skipped", "retrying"]);
 const JOB_FIELDS = ["scheduledAt", "url", "method", "headers", "body", "title", "tags"] as const;
 const GENERATOR_FIELDS = ["cronExpr", "tz", "url", "method", "headers", "body", "title", "tags"] as const;
 
+/** Characters outside standard base64 are skipped (item rule 4); Node would read `-` and `_` as base64url. */
+const NOT_BASE64 = /[^A-Za-z0-9+/=]/g;
+
 /**
  * Item rule 4: no body for omitted or null; `{_tag: "text" | "base64", value}`
  * as UTF-8 text or decoded bytes (Node's decoder skips invalid characters);
@@ -137,7 +140,7 @@ export function encodeItemBody(body: unknown): Buffer | null {
   let bytes: Buffer;
   const tagged = typeof body === "object" && !Array.isArray(body) ? (body as { _tag?: unknown; value?: unknown }) : null;
   if (tagged && tagged._tag === "text" && typeof tagged.value === "string") bytes = Buffer.from(tagged.value, "utf8");
-  else if (tagged && tagged._tag === "base64" && typeof tagged.value === "string") bytes = Buffer.from(tagged.value, "base64");
+  else if (tagged && tagged._tag === "base64" && typeof tagged.value === "string") bytes = Buffer.from(tagged.value.replace(NOT_BASE64, ""), "base64");
   else bytes = Buffer.from(JSON.stringify(body), "utf8");
   return bytes.length === 0 ? null : bytes;
 }

@@ -42,6 +42,17 @@ export function checkTitle(title: string): void {
   if (codePoints(title) > MAX_TITLE_LENGTH) throw badRequest(`Title too long (max ${MAX_TITLE_LENGTH} chars)`);
 }
 
+/**
+ * Custom keys are indexed, and PostgreSQL cannot index a value of more than
+ * about 2,700 bytes; SPEC gives no limit, so this one keeps every key
+ * (up to 4 bytes a character) indexable and says so instead of failing.
+ */
+export const MAX_CUSTOM_KEY_LENGTH = 500;
+
+export function checkCustomKey(key: string): void {
+  if (codePoints(key) > MAX_CUSTOM_KEY_LENGTH) throw badRequest(`Custom key too long (max ${MAX_CUSTOM_KEY_LENGTH} chars)`);
+}
+
 function codePoints(text: string): number {
   let n = 0;
   for (const _ of text) n++;

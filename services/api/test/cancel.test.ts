@@ -72,6 +72,16 @@ describe("/cancel checks (SPEC §7)", () => {
     await rejected({ "ttr-api-key": api.apiKey, "ttr-custom-key": "st-cancelled" }, 404, "NotFound", "Job not found");
   });
 
+  it("410 by key while a queued one-shot holds it, even after a newer trigger with that key was cancelled", async () => {
+    const queued = await schedule({ "ttr-custom-key": "held-q" });
+    await setTriggerStatus(api.db, queued.triggerId, "queued");
+    const newer = await schedule({ "ttr-custom-key": "held-q" });
+    expect(newer.triggerId).not.toBe(queued.triggerId);
+    expect((await cancel({ "ttr-custom-key": "held-q" })).status).toBe(204);
+    expect((await triggerById(api.db, newer.triggerId))?.status).toBe("cancelled");
+    await rejected({ "ttr-api-key": api.apiKey, "ttr-custom-key": "held-q" }, 410, "Gone", "Job is no longer cancellable (status=queued)");
+  });
+
   it("404 for another project's trigger", async () => {
     const other = await import("@ttr/db").then((m) => m.createProject(api.db, "other", 10));
     const theirs = (await api.call("POST", "/schedule", { "ttr-api-key": other.apiKey, "ttr-url": "http://x/", "ttr-scheduled-at": "now | add 1h" })).json();

@@ -67,6 +67,9 @@ describe("bodies (item rules 4, 5)", () => {
     expect((await storedBody({ _tag: "text", value: "plain ☃" }))?.toString("utf8")).toBe("plain ☃");
     expect(await storedBody({ _tag: "base64", value: "AAH/" })).toEqual(Buffer.from([0, 1, 255]));
     expect(await storedBody({ _tag: "base64", value: "aGVs*bG8" })).toEqual(Buffer.from("hello"));
+    // base64url's - and _ are not base64: skipped, not read as + and /.
+    expect(await storedBody({ _tag: "base64", value: "aGk-" })).toEqual(Buffer.from("hi"));
+    expect(await storedBody({ _tag: "base64", value: "a_G-k" })).toEqual(Buffer.from("hi"));
   });
 
   it("omitted, null, and empty text or base64 values store no body", async () => {

@@ -91,6 +91,24 @@ describe("UTF-8 text headers", () => {
     const stored = await triggerById(api.db, res.json().triggerId);
     expect(stored?.title).toBe("Réunion ☕");
     expect(stored?.customKey).toBe("clé");
+    // /cancel reads the key alike, so it finds the trigger.
+    const cancel = await api.call("DELETE", "/cancel", { "ttr-api-key": api.apiKey, "ttr-custom-key": Buffer.from("clé", "utf8").toString("latin1") });
+    expect(cancel.status, cancel.text).toBe(204);
+    expect((await triggerById(api.db, res.json().triggerId))?.status).toBe("cancelled");
+  });
+
+  it("a custom key over 500 characters is a 400 before the key check, and uses no quota", async () => {
+    const before = await api.db.$queryRawUnsafe<Array<{ n: number }>>("SELECT COALESCE(sum(used), 0)::int AS n FROM project_usage");
+    const res = await schedule({ "ttr-custom-key": "k".repeat(501), "ttr-api-key": "unknown" });
+    expect(res.status).toBe(400);
+    expect(res.json()).toEqual({ _tag: "BadRequest", message: "Custom key too long (max 500 chars)" });
+    const long = await schedule({ "ttr-custom-key": "é".repeat(500) + "x" });
+    expect(long.json().message).toBe("Custom key too long (max 500 chars)");
+    const after = await api.db.$queryRawUnsafe<Array<{ n: number }>>("SELECT COALESCE(sum(used), 0)::int AS n FROM project_usage");
+    expect(after).toEqual(before);
+    // 500 characters of up to 4 bytes each are stored and indexed.
+    const ok = await schedule({ "ttr-custom-key": Buffer.from("😀".repeat(500), "utf8").toString("latin1") });
+    expect(ok.status, ok.text).toBe(200);
   });
 });
 
@@ -143,6 +161,24 @@ describe("rule 2: one-shot and recurring replace each other by key", () => {
     expect((await generatorById(api.db, gen.triggerId))?.status).toBe("cancelled");
     const instances = await instancesOf(api.db, gen.triggerId);
     expect(instances.every((i) => i.status === "cancelled")).toBe(true);
+  });
+
+  it("a recurring trigger edited by ID with another one's key takes the key: one owner per key (SPEC §2)", async () => {
+    const a = (await schedule({ "ttr-custom-key": "own-a", "ttr-scheduled-at": "cron(0 1 * * *)" })).json();
+    const b = (await schedule({ "ttr-custom-key": "own-b", "ttr-scheduled-at": "cron(0 2 * * *)" })).json();
+    const res = await schedule({ "ttr-trigger-id": a.triggerId, "ttr-custom-key": "own-b", "ttr-scheduled-at": "cron(0 10 * * *)" });
+    expect(res.json()).toMatchObject({ triggerId: a.triggerId, operation: "reschedule", kind: "generator" });
+    expect(await generatorById(api.db, a.triggerId)).toMatchObject({ status: "active", customKey: "own-b" });
+    expect((await generatorById(api.db, b.triggerId))?.status).toBe("cancelled");
+    expect((await instancesOf(api.db, b.triggerId)).map((i) => i.status)).toEqual(["cancelled"]);
+  });
+
+  it("an instance edited by ID with a key keeps no key: keys belong to the recurring trigger", async () => {
+    const gen = (await schedule({ "ttr-custom-key": "inst-owner", "ttr-scheduled-at": "cron(0 3 * * *)" })).json();
+    const [instance] = await instancesOf(api.db, gen.triggerId);
+    const res = await schedule({ "ttr-trigger-id": instance!.id, "ttr-custom-key": "inst-key", "ttr-scheduled-at": "now | add 2h" });
+    expect(res.status, res.text).toBe(200);
+    expect(await triggerById(api.db, instance!.id)).toMatchObject({ customKey: null, generatorId: gen.triggerId });
   });
 });
 

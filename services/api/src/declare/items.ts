@@ -4,7 +4,7 @@
 // in order: a tag repeated in its `tags`, its scheduledAt (the /schedule date
 // messages), its title (CONTRACT §8). Only the first failure is reported.
 // Nothing is written before every item has passed.
-import { ApiError, badRequest, checkTitle, encodeItemBody, itemTags, parseScheduledAt, type DeclaredItem, type ScheduledAt } from "@ttr/core";
+import { ApiError, badRequest, checkCustomKey, checkTitle, encodeItemBody, itemTags, parseScheduledAt, type DeclaredItem, type ScheduledAt } from "@ttr/core";
 import type { RawItem } from "./schema.js";
 
 export interface ListWords {
@@ -83,6 +83,8 @@ export function checkItems(raw: RawItem[], opts: { now: Date; tag: string | null
     const at = prefixed(words, item.customKey, () => when(item.scheduledAt ?? "now"));
     const title = item.title ?? null;
     if (title !== null) prefixed(words, item.customKey, () => checkTitle(title));
+    const key = item.customKey;
+    if (key != null) prefixed(words, key, () => checkCustomKey(key));
     return {
       customKey: item.customKey ?? null,
       when: at,

@@ -5,15 +5,15 @@ import * as t from "@ttr/db";
 import type { SqlRunner } from "@ttr/db";
 import type { Deps } from "../deps.js";
 import { projectForKey } from "../auth/api-key.js";
+import { header, textHeader } from "../http/headers.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const notCancellable = (status: string) => gone(`Job is no longer cancellable (status=${status})`);
 
-function header(req: Request, name: string): string | undefined {
-  const value = req.headers[name];
-  const text = Array.isArray(value) ? value.join(", ") : value;
-  return text === "" ? undefined : text;
+/** An empty value counts as not sent. */
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === "" ? undefined : value;
 }
 
 async function cancelById(tx: SqlRunner, projectId: string, id: string): Promise<void> {
@@ -51,8 +51,8 @@ async function cancelByKey(tx: SqlRunner, projectId: string, key: string): Promi
 export function cancelRoute(deps: Deps) {
   return async (req: Request, res: Response): Promise<void> => {
     if (req.headers["ttr-api-key"] === undefined) throw emptyBadRequest();
-    const triggerId = header(req, "ttr-trigger-id");
-    const customKey = header(req, "ttr-custom-key");
+    const triggerId = nonEmpty(header(req, "ttr-trigger-id"));
+    const customKey = nonEmpty(textHeader(req, "ttr-custom-key"));
     if (triggerId === undefined && customKey === undefined) {
       throw badRequest("Must provide either ttr-trigger-id or ttr-custom-key header");
     }

@@ -3,6 +3,7 @@
 import type { Request, Response } from "express";
 import {
   badRequest,
+  checkCustomKey,
   checkScheduleTags,
   checkTitle,
   emptyBadRequest,
@@ -15,26 +16,10 @@ import {
 import type { Deps } from "../deps.js";
 import { ApiKeys } from "../auth/api-key.js";
 import { MiB, readBody } from "../http/body.js";
+import { header, textHeader } from "../http/headers.js";
 import { applyPlainOneShot, applySchedule, isPlainOneShot, type ScheduleCall } from "../schedule/apply.js";
 import { OneShotInserts } from "../schedule/inserts.js";
 import { QuotaUnits } from "../schedule/quota.js";
-
-function header(req: Request, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value.join(", ") : value;
-}
-
-/**
- * Node reads header bytes as Latin-1; clients that send UTF-8 text (a title
- * with accents, a key in another script) mean UTF-8, so read it as such when
- * the bytes are valid UTF-8.
- */
-function textHeader(req: Request, name: string): string | undefined {
-  const value = header(req, name);
-  if (value === undefined || !/[\u0080-\u00ff]/.test(value)) return value;
-  const utf8 = Buffer.from(value, "latin1").toString("utf8");
-  return utf8.includes("\uFFFD") ? value : utf8;
-}
 
 function isAbsoluteUrl(value: string): boolean {
   if (value.trim() === "") return false;
@@ -67,6 +52,8 @@ export function scheduleRoute(deps: Deps) {
     checkScheduleTags(tags);
     const title = textHeader(req, "ttr-title") ?? null;
     if (title !== null) checkTitle(title);
+    const customKey = textHeader(req, "ttr-custom-key");
+    if (customKey !== undefined) checkCustomKey(customKey);
 
     const project = await keys.project(apiKey);
     const when = parseScheduledAt(header(req, "ttr-scheduled-at"), now);
@@ -74,7 +61,6 @@ export function scheduleRoute(deps: Deps) {
     const remaining = await quota.take(project.id, monthOf(now));
     if (remaining === null) throw quotaExceeded(project.monthlyQuota);
 
-    const customKey = textHeader(req, "ttr-custom-key");
     const triggerId = header(req, "ttr-trigger-id");
     const call: ScheduleCall = {
       projectId: project.id,

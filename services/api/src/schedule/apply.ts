@@ -72,7 +72,8 @@ async function scheduleOnce(tx: SqlRunner, call: ScheduleCall, when: Extract<Sch
   }
 
   if (target) {
-    const key = customKey ?? target.customKey ?? null;
+    // SPEC §2: a key belongs to a recurring trigger, never to its instances.
+    const key = target.generatorId !== null ? null : (customKey ?? target.customKey ?? null);
     const after = await t.updateTriggerRequest(tx, target.id, { ...call.request, customKey: key, status, scheduledAt: when.at });
     return { triggerId: target.id, scheduledAt: after!.scheduledAt, operation: "reschedule", kind: "job" };
   }
@@ -99,11 +100,17 @@ async function scheduleRecurring(tx: SqlRunner, call: ScheduleCall, when: Extrac
     generator = await t.findActiveGeneratorByKey(tx, projectId, customKey);
   }
 
-  // Rule 2: a recurring trigger takes the key from a pending one-shot holding it.
+  // Rule 2: a recurring trigger takes the key from a pending one-shot holding
+  // it; and (SPEC §2: one owner per key) from another recurring trigger when
+  // this one, named by its ID, is given that key.
   let replaced = false;
   if (customKey !== null) {
     const oneShot = await t.findPendingTriggerByKey(tx, projectId, customKey);
     if (oneShot && oneShot.generatorId === null) replaced = await t.cancelTrigger(tx, oneShot.id);
+    if (generator && generator.customKey !== customKey) {
+      const holder = await t.findActiveGeneratorByKey(tx, projectId, customKey);
+      if (holder && holder.id !== generator.id) replaced = (await t.cancelGenerator(tx, holder.id)) || replaced;
+    }
   }
 
   const definition = { ...call.request, cronExpr: when.expr, tz: when.tz };
