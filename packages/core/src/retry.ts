@@ -47,10 +47,12 @@ export function retryDelaySeconds(p: MergedRetry, attempt: number, random: () =>
   return Math.round(p.jitter ? capped * (0.5 + random()) : capped);
 }
 
-export type FailureKind = "network" | "3xx" | "4xx" | "5xx";
+/** `other`: a final status outside 200–599 (600–999), which only `non_2xx` retries. */
+export type FailureKind = "network" | "3xx" | "4xx" | "5xx" | "other";
 
 export function failureKind(responseStatus: number | null): FailureKind {
   if (responseStatus === null) return "network";
+  if (responseStatus >= 600 || responseStatus < 300) return "other";
   if (responseStatus >= 500) return "5xx";
   if (responseStatus >= 400) return "4xx";
   return "3xx";

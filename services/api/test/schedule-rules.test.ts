@@ -91,6 +91,9 @@ describe("UTF-8 text headers", () => {
     const stored = await triggerById(api.db, res.json().triggerId);
     expect(stored?.title).toBe("Réunion ☕");
     expect(stored?.customKey).toBe("clé");
+    const url = await schedule({ "ttr-url": Buffer.from("http://127.0.0.1:9/v-ü?q=ä", "utf8").toString("latin1") });
+    expect(url.status, url.text).toBe(200);
+    expect((await triggerById(api.db, url.json().triggerId))?.url).toBe("http://127.0.0.1:9/v-ü?q=ä");
     // /cancel reads the key alike, so it finds the trigger.
     const cancel = await api.call("DELETE", "/cancel", { "ttr-api-key": api.apiKey, "ttr-custom-key": Buffer.from("clé", "utf8").toString("latin1") });
     expect(cancel.status, cancel.text).toBe(204);

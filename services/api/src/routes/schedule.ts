@@ -41,7 +41,7 @@ export function scheduleRoute(deps: Deps) {
   return async (req: Request, res: Response): Promise<void> => {
     const now = new Date();
     const apiKey = header(req, "ttr-api-key");
-    const url = header(req, "ttr-url");
+    const url = textHeader(req, "ttr-url");
     if (apiKey === undefined || url === undefined) throw emptyBadRequest();
 
     const method = req.method.toUpperCase();
