@@ -13,6 +13,7 @@
 import { randomFillSync } from "node:crypto";
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
+import type { Duplex } from "node:stream";
 import got, { type Got, type Method, type RequestFunction } from "got";
 import { type AgentPair, guardedAgents, openAgents } from "./net-guard.js";
 import { type AttemptResult, errorMessages } from "./outcome.js";
@@ -144,11 +145,21 @@ function isPlainConnectionValue(value: string): boolean {
  * not passed on: they carry its headers, and every other field is a default
  * (copying the ~40 of them cost more CPU than the rest of the attempt).
  */
-function rawRequest(method: string, headers: string[], agents: AgentPair): RequestFunction {
-  return (url, _gotOptions, callback) =>
-    url.protocol === "https:"
-      ? https.request(url, { agent: agents.https, method, headers }, callback)
-      : http.request(url, { agent: agents.http, method, headers }, callback);
+function rawRequest(method: string, headers: string[], agents: AgentPair, onUpgrade: (response: IncomingMessage) => void): RequestFunction {
+  return (url, _gotOptions, callback) => {
+    const request =
+      url.protocol === "https:"
+        ? https.request(url, { agent: agents.https, method, headers }, callback)
+        : http.request(url, { agent: agents.http, method, headers }, callback);
+    // A 101 answer hands the connection over: Node emits it here, not as a
+    // response, and got would wait for one until the timeout. The 101 is
+    // the target's answer (an HTTP failure); the connection is closed.
+    request.on("upgrade", (response: IncomingMessage, socket: Duplex) => {
+      socket.destroy();
+      onUpgrade(response);
+    });
+    return request;
+  };
 }
 
 /** Lowercase names, repeated headers joined with `, ` (SPEC §2 responseHeaders), from the raw lines. */
@@ -208,7 +219,11 @@ function attempt(
 
   const agents = opts.blockPrivateNetworks ? guardedAgents : openAgents;
   // got only uses the method for its own bookkeeping; rawRequest sends it verbatim.
-  const stream = client.stream(url, { method: method as Method, request: rawRequest(method, headers, agents) });
+  const upgraded = (response: IncomingMessage) => {
+    settle({ kind: "response", status: response.statusCode ?? 101, headers: responseHeaders(response.rawHeaders), body: "", size: 0 });
+    stream.destroy();
+  };
+  const stream = client.stream(url, { method: method as Method, request: rawRequest(method, headers, agents, upgraded) });
 
   // One deadline covers connecting, sending and waiting for status and
   // headers, not the body (SPEC §1 Timeouts 2). A timer that destroys the

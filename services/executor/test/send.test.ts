@@ -281,6 +281,26 @@ describe("outcomes", () => {
     }
   });
 
+  it("records a 101 answer as an HTTP failure at once, not a timeout", async () => {
+    const net = await import("node:net");
+    const server = net.createServer((socket) => {
+      socket.once("data", () => socket.write("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nX-Why: test\r\n\r\n"));
+      socket.on("error", () => {});
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const { port } = server.address() as import("node:net").AddressInfo;
+      const started = performance.now();
+      const r = response(await send({ url: `http://127.0.0.1:${port}/ws` }, { timeoutSeconds: 5 }));
+      expect(performance.now() - started).toBeLessThan(1000);
+      expect(r).toMatchObject({ status: 101, body: "", size: 0 });
+      expect(r.headers).toMatchObject({ upgrade: "websocket", "x-why": "test" });
+      expect(classify(r)).toBe("http_failure");
+    } finally {
+      server.close();
+    }
+  });
+
   it("fails as a Transport error when the connection closes before headers", async () => {
     const url = `${target.base}/close-before-headers`;
     expect(await send({ url })).toEqual({ kind: "network", errorMessage: `Transport error (GET ${url})`, timedOut: false });
