@@ -102,8 +102,11 @@ function wireHeaders(req: OutgoingRequest, url: URL): string[] | null {
   // Items: names in lowercase, and a `host` header replaces the URL's host.
   // /schedule triggers: names keep their case, order and repeats.
   const lines: string[] = [item ? "host" : "Host", url.host];
+  let connection = false;
+  let authorization = false;
   for (const [name, value] of req.headers) {
     const lower = name.toLowerCase();
+    if (lower === "authorization") authorization = true;
     switch (lower) {
       case "host":
         if (item) lines[1] = value;
@@ -121,9 +124,16 @@ function wireHeaders(req: OutgoingRequest, url: URL): string[] | null {
         break;
       case "connection":
         if (item && !isPlainConnectionValue(value)) return null;
+        connection = true;
         break;
     }
     lines.push(item ? lower : name, value);
+  }
+  // Credentials in the URL go out as Basic authorization, as curl and
+  // browsers send them, unless the request has its own Authorization.
+  if ((url.username !== "" || url.password !== "") && !authorization) {
+    const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+    lines.push(item ? "authorization" : "Authorization", `Basic ${Buffer.from(credentials, "utf8").toString("base64")}`);
   }
   const { traceId, spanId } = newTraceIds();
   lines.push("traceparent", `00-${traceId}-${spanId}-01`, "b3", `${traceId}-${spanId}-1`);
@@ -132,6 +142,9 @@ function wireHeaders(req: OutgoingRequest, url: URL): string[] | null {
   if (length > 0 || !BODYLESS_METHODS.has(req.method.toUpperCase())) {
     lines.push(item ? "content-length" : "Content-Length", String(length));
   }
+  // Node adds "Connection: keep-alive" when no line has it; for an item the
+  // name goes out in lowercase like all of its names.
+  if (item && !connection) lines.push("connection", "keep-alive");
   return lines;
 }
 

@@ -183,8 +183,21 @@ describe("what a /declare or /bulk item sends", () => {
       ["traceparent", header(got, "traceparent")],
       ["b3", header(got, "b3")],
       ["content-length", "5"],
-      ["Connection", "keep-alive"],
+      ["connection", "keep-alive"],
     ]);
+  });
+
+  it("sends credentials in the URL as Basic authorization, unless the request has its own", async () => {
+    const base = new URL(target.base);
+    const url = `http://us%20er:p%40ss@${base.host}/echo`;
+    for (const source of ["item", "schedule"] as const) {
+      target.received.length = 0;
+      expect(classify(await send({ source, url }))).toBe("success");
+      expect(header(only(), "authorization")).toBe(`Basic ${Buffer.from("us er:p@ss").toString("base64")}`);
+      target.received.length = 0;
+      expect(classify(await send({ source, url, headers: [["Authorization", "Bearer mine"]] }))).toBe("success");
+      expect(only().headers.filter(([n]) => n.toLowerCase() === "authorization")).toEqual([[source === "item" ? "authorization" : "Authorization", "Bearer mine"]]);
+    }
   });
 
   it.each(["close", "Keep-Alive"])("sends Connection: %s", async (value) => {
