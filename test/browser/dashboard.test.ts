@@ -203,8 +203,8 @@ describe("the dashboard in a browser", () => {
     await page.getByRole("button", { name: "Create policy" }).click();
     await waitText(page.locator("#p-tag-error"), "Invalid tag (only a-z 0-9 _ - allowed, max 50 chars)");
     expect(await page.getByLabel("Tag", { exact: true }).getAttribute("aria-invalid")).toBe("true");
-    // focus moves to the field in error
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe("p-tag");
+    // focus moves to the field in error (on the next animation frame after the message shows)
+    await page.waitForFunction(() => document.activeElement?.id === "p-tag", undefined, { timeout: 5000 });
 
     await page.getByLabel("Tag", { exact: true }).fill("bursty");
     await page.getByRole("button", { name: "Add window" }).click();
@@ -238,12 +238,20 @@ describe("the dashboard in a browser", () => {
   }, T);
 
   it("a recurring trigger shows its cron in words, the next five runs and its instances", async () => {
-    const id = await schedule("/cron", { "ttr-scheduled-at": "cron(30 9 * * 1-5, America/New_York)", "ttr-custom-key": "weekday-report" });
+    const id = await schedule("/cron", { "ttr-scheduled-at": "cron(30 9 * * 1-5, America/New_York)", "ttr-custom-key": "weekday-report", "ttr-title": "Hidden recurring title" });
     await page.goto(dashboard("/triggers?kind=generator"));
     await waitText(row(id), "Active");
     await waitText(row(id), "At 09:30, Monday through Friday, America/New_York time");
     await row(id).getByRole("link").click();
     await waitText(page.locator(".kvs").first(), "At 09:30, Monday through Friday, America/New_York time");
+    // SPEC §2: a recurring trigger's title is not displayed anywhere.
+    await waitText(page.locator("main h1"), "/cron");
+    expect(await page.getByText("Hidden recurring title").count()).toBe(0);
+    await page.goBack();
+    await waitText(row(id), "Active");
+    expect(await page.getByText("Hidden recurring title").count()).toBe(0);
+    await row(id).getByRole("link").click();
+    await page.getByTestId("next-runs").waitFor();
     const runs = page.getByTestId("next-runs").locator("tbody tr");
     await runs.first().waitFor();
     expect(await runs.count()).toBe(5);

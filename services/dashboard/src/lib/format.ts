@@ -25,6 +25,11 @@ export const STATUS_FILTERS: Array<{ value: string; label: string }> = [
 
 export const KIND_LABELS = { job: "One-shot", generator: "Recurring" } as const;
 
+/** The title to show: a recurring trigger's title is never displayed (SPEC §2 Recurring trigger). */
+export function shownTitle(t: { kind: "job" | "generator"; title: string | null }): string | null {
+  return t.kind === "generator" ? null : t.title;
+}
+
 
 export const viewerZone: string = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
 

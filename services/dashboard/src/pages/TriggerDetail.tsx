@@ -8,7 +8,7 @@ import { Executions } from "../components/Executions";
 import { Body, ErrorNote, HeaderList, Notice, StatusBadge, Tags, Time } from "../components/bits";
 import { ApiError, api, errorText } from "../lib/api";
 import { describeCron, nextRuns } from "../lib/cron";
-import { fromNow, inZone, KIND_LABELS, utc, viewerZone } from "../lib/format";
+import { fromNow, inZone, KIND_LABELS, shownTitle, utc, viewerZone } from "../lib/format";
 import { usePolling } from "../lib/polling";
 import { Link } from "../lib/router";
 import { useTriggerList } from "../lib/trigger-list";
@@ -186,7 +186,7 @@ export function TriggerDetail({ id }: { id: string }) {
   }
 
   const can = allowed(t);
-  const heading = t.title ?? `${t.method} ${t.url}`;
+  const heading = shownTitle(t) ?? `${t.method} ${t.url}`;
   return (
     <section aria-labelledby="page-h" className="detail">
       <p className="crumbs">
@@ -247,7 +247,6 @@ export function TriggerDetail({ id }: { id: string }) {
               <code className="break">{t.id}</code>
             </Field>
             <Field label="Custom key">{t.customKey ?? <span className="muted">—</span>}</Field>
-            {t.kind === "generator" && t.title && <Field label="Title">{t.title}</Field>}
             <Field label="Tags">
               <Tags tags={t.tags} />
             </Field>

@@ -4,7 +4,7 @@ import { type FormEvent, useEffect, useState } from "react";
 import { ErrorNote, StatusBadge, Tags, Time } from "../components/bits";
 import type { TriggerFilter } from "../lib/api";
 import { describeCron } from "../lib/cron";
-import { fromNow, KIND_LABELS, STATUS_FILTERS } from "../lib/format";
+import { fromNow, KIND_LABELS, STATUS_FILTERS, shownTitle } from "../lib/format";
 import { REFRESH_MS } from "../lib/polling";
 import { Link, navigate, useLocation } from "../lib/router";
 import { useTriggerList } from "../lib/trigger-list";
@@ -61,13 +61,13 @@ export function TriggerRows({ triggers, showKind = true }: { triggers: Trigger[]
               <td data-label="Trigger" className="trigger-cell">
                 <div>
                   <Link to={`/triggers/${t.id}`} className="row-link">
-                    {t.title ?? (
+                    {shownTitle(t) ?? (
                       <>
                         <span className="method">{t.method}</span> {t.url}
                       </>
                     )}
                   </Link>
-                  {t.title && (
+                  {shownTitle(t) && (
                     <span className="muted small url">
                       <span className="method">{t.method}</span> {t.url}
                     </span>
