@@ -58,7 +58,11 @@ export function selectHeld(db: SqlRunner, now: Date, perGroup: number, skip: Ite
 /** Parks attempts under the tag that held each back (one statement per tag). */
 export async function holdAttempts(db: SqlRunner, held: Array<{ executionId: string; tag: string }>): Promise<number> {
   const byTag = new Map<string, string[]>();
-  for (const h of held) byTag.set(h.tag, [...(byTag.get(h.tag) ?? []), h.executionId]);
+  for (const h of held) {
+    const ids = byTag.get(h.tag);
+    if (ids) ids.push(h.executionId);
+    else byTag.set(h.tag, [h.executionId]);
+  }
   let changed = 0;
   for (const [tag, ids] of byTag) changed += await execute(db, "hold_attempts", ids, tag);
   return changed;

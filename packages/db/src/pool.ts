@@ -43,7 +43,7 @@ export function createPgRunner(databaseUrl: string, opts: { max?: number; applic
       return (await pool.query(config(text, values))).rowCount ?? 0;
     },
     async named<T>(name: string, values: unknown[]) {
-      return (await pool.query({ name, text: sql(name), values })).rows as T[];
+      return (await pool.query(config(sql(name), values))).rows as T[];
     },
     async ping() {
       await pool.query("SELECT 1");

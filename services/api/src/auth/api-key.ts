@@ -3,11 +3,18 @@ import { invalidApiKey, sha256Hex } from "@ttr/core";
 import { findProjectByKeyHash, type ProjectRow, type SqlRunner } from "@ttr/db";
 import { Batcher, KeyedBatchers } from "@ttr/platform";
 
-export async function projectForKey(db: SqlRunner, key: string): Promise<ProjectRow> {
+type Lookup = (keyHash: string) => Promise<ProjectRow | undefined>;
+
+/** SPEC §5: an empty or unknown key is `Invalid api key`. */
+async function projectOf(key: string, lookup: Lookup): Promise<ProjectRow> {
   if (key === "") throw invalidApiKey();
-  const project = await findProjectByKeyHash(db, sha256Hex(key));
+  const project = await lookup(sha256Hex(key));
   if (!project) throw invalidApiKey();
   return project;
+}
+
+export function projectForKey(db: SqlRunner, key: string): Promise<ProjectRow> {
+  return projectOf(key, (hash) => findProjectByKeyHash(db, hash));
 }
 
 /**
@@ -29,10 +36,7 @@ export class ApiKeys {
     });
   }
 
-  async project(key: string): Promise<ProjectRow> {
-    if (key === "") throw invalidApiKey();
-    const project = await this.lookups.call(sha256Hex(key), null);
-    if (!project) throw invalidApiKey();
-    return project;
+  project(key: string): Promise<ProjectRow> {
+    return projectOf(key, (hash) => this.lookups.call(hash, null));
   }
 }

@@ -6,6 +6,9 @@ import * as t from "@ttr/db";
 import type { RequestFields, SqlRunner, TriggerStatus } from "@ttr/db";
 import type { OneShotInserts } from "./inserts.js";
 
+type Once = Extract<ScheduledAt, { kind: "once" }>;
+type Cron = Extract<ScheduledAt, { kind: "cron" }>;
+
 export interface ScheduleCall {
   projectId: string;
   /** the request moment */
@@ -27,19 +30,21 @@ export interface ScheduleResult {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** SPEC §4 /schedule rule 4: past-dated one-shots are skipped unless asked to run. */
-function statusFor(when: Extract<ScheduledAt, { kind: "once" }>, now: Date, runMissed: boolean): TriggerStatus {
+function statusFor(when: Once, now: Date, runMissed: boolean): TriggerStatus {
   if (when.nowBased || runMissed) return "registered";
   return when.at.getTime() <= now.getTime() ? "skipped" : "registered";
 }
 
+type PlainOneShotCall = ScheduleCall & { when: Once };
+
 /** A new one-shot without key or ID: nothing to look up, so no transaction (one batched INSERT). */
-export function isPlainOneShot(call: ScheduleCall): call is ScheduleCall & { when: Extract<ScheduledAt, { kind: "once" }> } {
+export function isPlainOneShot(call: ScheduleCall): call is PlainOneShotCall {
   return call.when.kind === "once" && call.customKey === null && call.triggerId === null;
 }
 
 export async function applyPlainOneShot(
   inserts: OneShotInserts,
-  call: ScheduleCall & { when: Extract<ScheduledAt, { kind: "once" }> },
+  call: PlainOneShotCall,
 ): Promise<ScheduleResult> {
   const scheduledAt = call.when.at;
   const triggerId = await inserts.insert({ projectId: call.projectId, status: statusFor(call.when, call.now, call.runMissed), scheduledAt, request: call.request });
@@ -51,7 +56,7 @@ export async function applySchedule(tx: SqlRunner, call: ScheduleCall): Promise<
   return call.when.kind === "cron" ? scheduleRecurring(tx, call, call.when) : scheduleOnce(tx, call, call.when);
 }
 
-async function scheduleOnce(tx: SqlRunner, call: ScheduleCall, when: Extract<ScheduledAt, { kind: "once" }>): Promise<ScheduleResult> {
+async function scheduleOnce(tx: SqlRunner, call: ScheduleCall, when: Once): Promise<ScheduleResult> {
   const { projectId, customKey } = call;
   const status = statusFor(when, call.now, call.runMissed);
 
@@ -88,7 +93,7 @@ async function scheduleOnce(tx: SqlRunner, call: ScheduleCall, when: Extract<Sch
   return { triggerId: id, scheduledAt: when.at, operation: replaced ? "reschedule" : "schedule", kind: "job" };
 }
 
-async function scheduleRecurring(tx: SqlRunner, call: ScheduleCall, when: Extract<ScheduledAt, { kind: "cron" }>): Promise<ScheduleResult> {
+async function scheduleRecurring(tx: SqlRunner, call: ScheduleCall, when: Cron): Promise<ScheduleResult> {
   const { projectId, customKey } = call;
   // Rule 3: with cron the ID is always checked.
   let generator = undefined as Awaited<ReturnType<typeof t.findGeneratorById>>;

@@ -11,14 +11,12 @@ import { Batcher } from "@ttr/platform";
 export class OneShotInserts {
   private readonly batcher: Batcher<NewOneShot, void>;
 
-  constructor(db: SqlRunner, opts: { parallel?: number; maxBatch?: number } = {}) {
-    this.batcher = new Batcher<NewOneShot, void>(
-      async (rows) => {
-        await insertOneShots(db, rows);
-        return rows.map(() => undefined);
-      },
-      { parallel: opts.parallel ?? 2, maxBatch: opts.maxBatch ?? 200 },
-    );
+  constructor(db: SqlRunner) {
+    const write = async (rows: NewOneShot[]) => {
+      await insertOneShots(db, rows);
+      return rows.map(() => undefined);
+    };
+    this.batcher = new Batcher(write, { parallel: 2, maxBatch: 200 });
   }
 
   /** Writes the trigger and answers its new id. */
