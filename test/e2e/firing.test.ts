@@ -70,9 +70,9 @@ describe("what is sent (SPEC §1)", () => {
     // A replay resends the stored request unchanged but for the tracing headers.
     await settled(sys.db, t.triggerId);
     await sys.db.$executeRawUnsafe(
-      `WITH t AS (UPDATE triggers SET status = 'queued', attempts = attempts + 1 WHERE id = $1::uuid AND status = 'completed' RETURNING id, project_id, attempts)
-       INSERT INTO executions (id, trigger_id, project_id, attempt_number, triggered_by, status, planned_at)
-       SELECT gen_random_uuid(), id, project_id, attempts, 'replay', 'planned', now() FROM t`,
+      `WITH t AS (UPDATE triggers SET status = 'queued', attempts = attempts + 1 WHERE id = $1::uuid AND status = 'completed' RETURNING id, part_day, project_id, attempts)
+       INSERT INTO executions (id, part_day, trigger_id, project_id, attempt_number, triggered_by, status, planned_at)
+       SELECT gen_random_uuid(), part_day, id, project_id, attempts, 'replay', 'planned', now() FROM t`,
       t.triggerId,
     );
     const [first, second] = await target.waitFor("/exact", 2);

@@ -90,7 +90,7 @@ export const HAND_MADE_INDEXES = [
   },
   {
     name: "triggers_one_pending_instance",
-    sql: `CREATE UNIQUE INDEX "triggers_one_pending_instance" ON "triggers"("generator_id") WHERE "status" = 'registered' AND "generator_id" IS NOT NULL`,
+    sql: `CREATE UNIQUE INDEX "triggers_one_pending_instance" ON "triggers"("generator_id", "part_day") WHERE "status" = 'registered' AND "generator_id" IS NOT NULL`,
   },
 ];
 

@@ -24,10 +24,10 @@ WITH outcome AS (
       attempts = t.attempts + CASE WHEN done.retry_at IS NULL THEN 0 ELSE 1 END,
       updated_at = clock_timestamp()
   FROM done WHERE t.id = done.trigger_id AND t.status = 'running'
-  RETURNING t.id, t.project_id, t.attempts, done.retry_at
+  RETURNING t.id, t.part_day, t.project_id, t.attempts, done.retry_at
 ), retry AS (
-  INSERT INTO executions (id, trigger_id, project_id, attempt_number, triggered_by, status, planned_at, created_at)
-  SELECT gen_random_uuid(), trig.id, trig.project_id, trig.attempts, 'retry', 'planned', trig.retry_at, clock_timestamp()
+  INSERT INTO executions (id, part_day, trigger_id, project_id, attempt_number, triggered_by, status, planned_at, created_at)
+  SELECT ttr_uuidv7(), trig.part_day, trig.id, trig.project_id, trig.attempts, 'retry', 'planned', trig.retry_at, clock_timestamp()
   FROM trig WHERE trig.retry_at IS NOT NULL
   RETURNING id, trigger_id
 )

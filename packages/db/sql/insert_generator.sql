@@ -4,6 +4,6 @@
 -- Returns the new id.
 INSERT INTO generators (id, project_id, custom_key, status, title, cron_expr, tz, url, method,
                         headers, body, tags, source, created_at, updated_at)
-VALUES (gen_random_uuid(), $1::uuid, $2, 'active', $3, $4, $5, $6, $7,
+VALUES (ttr_uuidv7(), $1::uuid, $2, 'active', $3, $4, $5, $6, $7,
         $8::jsonb, $9, $10::text[], $11::request_source, clock_timestamp(), clock_timestamp())
 RETURNING id

@@ -5,6 +5,6 @@
 -- Returns the new id.
 INSERT INTO triggers (id, project_id, generator_id, custom_key, status, title, url, method,
                       headers, body, tags, source, scheduled_at, created_at, updated_at)
-VALUES (gen_random_uuid(), $1::uuid, $2::uuid, $3, $4::trigger_status, $5, $6, $7,
+VALUES (ttr_uuidv7(), $1::uuid, $2::uuid, $3, $4::trigger_status, $5, $6, $7,
         $8::jsonb, $9, $10::text[], $11::request_source, $12, clock_timestamp(), clock_timestamp())
 RETURNING id

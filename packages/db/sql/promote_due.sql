@@ -17,10 +17,10 @@ WITH due AS (
   UPDATE triggers t
   SET status = 'queued', attempts = t.attempts + 1, updated_at = clock_timestamp()
   FROM due WHERE t.id = due.id
-  RETURNING t.id, t.project_id, t.generator_id, t.scheduled_at, t.attempts, COALESCE(cardinality(t.tags), 0) = 0 AS untagged
+  RETURNING t.id, t.part_day, t.project_id, t.generator_id, t.scheduled_at, t.attempts, COALESCE(cardinality(t.tags), 0) = 0 AS untagged
 ), planned AS (
-  INSERT INTO executions (id, trigger_id, project_id, attempt_number, triggered_by, status, planned_at, created_at, dispatched_at)
-  SELECT gen_random_uuid(), c.id, c.project_id, c.attempts, 'scheduler', 'planned', c.scheduled_at, clock_timestamp(),
+  INSERT INTO executions (id, part_day, trigger_id, project_id, attempt_number, triggered_by, status, planned_at, created_at, dispatched_at)
+  SELECT ttr_uuidv7(), c.part_day, c.id, c.project_id, c.attempts, 'scheduler', 'planned', c.scheduled_at, clock_timestamp(),
          CASE WHEN c.untagged THEN clock_timestamp() END
   FROM claimed c
   RETURNING id, trigger_id, dispatched_at IS NOT NULL AS dispatched

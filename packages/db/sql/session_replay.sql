@@ -12,11 +12,11 @@
 WITH t AS (
   UPDATE triggers SET status = 'queued', attempts = attempts + 1, updated_at = clock_timestamp()
   WHERE id = $2::uuid AND project_id = $1::uuid AND status = 'completed'
-  RETURNING id, project_id, attempts
+  RETURNING id, part_day, project_id, attempts
 ), e AS (
-  INSERT INTO executions (id, trigger_id, project_id, attempt_number, triggered_by, status,
+  INSERT INTO executions (id, part_day, trigger_id, project_id, attempt_number, triggered_by, status,
                           planned_at, dispatched_at, created_at)
-  SELECT gen_random_uuid(), t.id, t.project_id, t.attempts, $3::triggered_by, 'planned',
+  SELECT ttr_uuidv7(), t.part_day, t.id, t.project_id, t.attempts, $3::triggered_by, 'planned',
          clock_timestamp(), NULL, clock_timestamp()
   FROM t
   RETURNING *

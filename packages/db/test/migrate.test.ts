@@ -288,8 +288,10 @@ describe("migration-diff.mjs --check", () => {
 
   it("fails when a hand-made index lost its WHERE clause", async () => {
     const dir = copyOfMigrations();
-    const file = path.join(dir, firstMigrationName(dir), "migration.sql");
-    writeFileSync(file, readFileSync(file, "utf8").replace(` WHERE "status" = 'started';`, ";"));
+    // the migration that last creates executions_reap_idx
+    const last = readMigrations(dir).filter((m) => readFileSync(path.join(dir, m.name, "migration.sql"), "utf8").includes(`"executions_reap_idx" ON`)).at(-1);
+    const file = path.join(dir, last!.name, "migration.sql");
+    writeFileSync(file, readFileSync(file, "utf8").replace(`("reap_after") WHERE "status" = 'started';`, `("reap_after");`));
     expect(await check("--migrations", dir)).toBe(1);
   });
 });

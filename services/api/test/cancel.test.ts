@@ -107,8 +107,8 @@ describe("/cancel rules (SPEC §4)", () => {
     const job = await schedule({ "ttr-custom-key": "retry-drop" });
     await setTriggerStatus(api.db, job.triggerId, "retrying");
     await api.db.$executeRawUnsafe(
-      `INSERT INTO executions (id, trigger_id, project_id, attempt_number, triggered_by, status, planned_at)
-       VALUES (gen_random_uuid(), $1::uuid, $2::uuid, 2, 'retry', 'planned', now() + interval '1 hour')`,
+      `INSERT INTO executions (id, part_day, trigger_id, project_id, attempt_number, triggered_by, status, planned_at)
+       SELECT gen_random_uuid(), t.part_day, t.id, $2::uuid, 2, 'retry', 'planned', now() + interval '1 hour' FROM triggers t WHERE t.id = $1::uuid`,
       job.triggerId, api.projectId,
     );
     expect((await cancel({ "ttr-custom-key": "retry-drop" })).status).toBe(204);

@@ -32,9 +32,9 @@ beforeAll(async () => {
       projectId,
     );
     await api.db.$executeRawUnsafe(
-      `INSERT INTO executions (id, trigger_id, project_id, attempt_number, triggered_by, status, planned_at, completed_at,
+      `INSERT INTO executions (id, part_day, trigger_id, project_id, attempt_number, triggered_by, status, planned_at, completed_at,
                                response_status, is_dead_letter, created_at)
-       SELECT gen_random_uuid(), t.id, t.project_id, 1, 'scheduler', 'complete', t.created_at, t.created_at + interval '1 second',
+       SELECT gen_random_uuid(), t.part_day, t.id, t.project_id, 1, 'scheduler', 'complete', t.created_at, t.created_at + interval '1 second',
               200, (row_number() OVER ()) % 50 = 0, t.created_at
        FROM triggers t WHERE t.project_id = $1::uuid`,
       projectId,
