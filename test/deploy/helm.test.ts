@@ -164,6 +164,12 @@ describe("defaults", () => {
     expect(res.stderr).toMatch(/terminationGracePeriodSeconds must exceed/);
   });
 
+  it("sets the retention in days for every component (30 by default, 0 keeps everything)", async () => {
+    expect(find(await render(), "ConfigMap", "-config").data.TTR_RETENTION_DAYS).toBe("30");
+    expect(find(await render([], ["config.retentionDays=0"]), "ConfigMap", "-config").data.TTR_RETENTION_DAYS).toBe("0");
+    expect((await helm(["template", RELEASE, ".", "--set", "config.retentionDays=-1"])).code).not.toBe(0);
+  });
+
   it("runs migrations as a pre-install/pre-upgrade hook Job, its connection Secret a hook created before it", async () => {
     const objects = await render();
     const job = find(objects, "Job", "-migrate");

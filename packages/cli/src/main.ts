@@ -4,7 +4,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { applyMigrations, createApiKey, createDatabaseIfMissing, createDb, createProject, createUser, revokeApiKey, setProjectQuota } from "@ttr/db";
+import pg from "pg";
+import { applyMigrations, createApiKey, createDatabaseIfMissing, createDb, createProject, createUser, ensurePartitions, prune, revokeApiKey, setProjectQuota } from "@ttr/db";
 
 const USAGE = `usage: ttr <command> [options]
 
@@ -14,6 +15,7 @@ const USAGE = `usage: ttr <command> [options]
   apikey create --project <id> [--json]
   apikey revoke --id <apiKeyId> [--json]
   user create --project <id> --email <e> --password <p> [--json]
+  prune [--older-than-days <n>] [--json]               remove history now (default: TTR_RETENTION_DAYS, 30)
 
 DATABASE_URL selects the database (default: the one \`npm start\` uses).`;
 
@@ -42,6 +44,22 @@ function quota(value: string | undefined, fallback?: number): number {
   return n;
 }
 
+function wholeDays(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) throw new UsageError("--older-than-days must be a whole number ≥ 0");
+  return n;
+}
+
+async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 function uuid(value: string | undefined, flag: string): string {
   const v = need(value, flag);
@@ -60,6 +78,7 @@ async function run(argv: string[]): Promise<{ json: Record<string, unknown>; tex
       id: { type: "string" },
       email: { type: "string" },
       password: { type: "string" },
+      "older-than-days": { type: "string" },
       json: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -71,7 +90,14 @@ async function run(argv: string[]): Promise<{ json: Record<string, unknown>; tex
   if (command === "migrate") {
     await createDatabaseIfMissing(url);
     const { applied } = await applyMigrations(url);
+    await withClient(url, (c) => ensurePartitions(c, new Date()));
     return { json: { ok: true }, text: applied.length ? `applied ${applied.join(", ")}` : "database is up to date" };
+  }
+  if (command === "prune") {
+    const days = wholeDays(values["older-than-days"] ?? process.env.TTR_RETENTION_DAYS ?? "30");
+    const r = await prune(url, { olderThanDays: days, lockWaitMs: 120_000 });
+    const text = days === 0 ? "retention is 0 days: everything is kept" : `removed ${r.triggers} triggers and ${r.executions} executions (${r.partitions} day partitions)`;
+    return { json: { executions: r.executions, triggers: r.triggers }, text };
   }
 
   const db = createDb(url, { max: 2, applicationName: "ttr-cli" });

@@ -95,4 +95,26 @@ describe("ttr admin CLI (CONTRACT §3)", () => {
     const again = await ttr("apikey", "revoke", "--id", "00000000-0000-4000-8000-000000000000", "--json");
     expect(again.code).toBe(1);
   });
+
+  it("prune removes history past the retention and says how much, as one JSON object", async () => {
+    const { projectId } = await json("project", "create", "--name", "history");
+    const old = new Date(Date.now() - 40 * 86_400_000);
+    const oldDay = old.toISOString().slice(0, 10);
+    await db.$queryRawUnsafe(`SELECT ttr_ensure_partitions($1::date, $1::date)`, oldDay);
+    await db.$executeRawUnsafe(
+      `WITH t AS (
+         INSERT INTO triggers (project_id, status, url, method, headers, scheduled_at, created_at, updated_at, part_day)
+         SELECT $1::uuid, 'completed', 'http://127.0.0.1:9/', 'GET', '[]', $2, $2, $2, $3::date FROM generate_series(1, 6)
+         RETURNING id, part_day)
+       INSERT INTO executions (trigger_id, project_id, attempt_number, triggered_by, status, planned_at, completed_at, part_day)
+       SELECT id, $1::uuid, 1, 'scheduler', 'complete', $2, $2, part_day FROM t`,
+      projectId, old, oldDay,
+    );
+    expect(await json("prune", "--older-than-days", "60")).toEqual({ executions: 0, triggers: 0 });
+    expect(await json("prune", "--older-than-days", "30")).toEqual({ executions: 6, triggers: 6 });
+    expect(await json("prune")).toEqual({ executions: 0, triggers: 0 });
+    const bad = await ttr("prune", "--older-than-days", "-3", "--json");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--older-than-days");
+  });
 });

@@ -85,6 +85,10 @@ export const HAND_MADE_INDEXES = [
     sql: `CREATE INDEX "executions_held_idx" ON "executions"("project_id", "held_by", "planned_at", "id") WHERE "status" = 'planned' AND "dispatched_at" IS NULL AND "held_by" IS NOT NULL`,
   },
   {
+    name: "executions_in_queue_idx",
+    sql: `CREATE INDEX "executions_in_queue_idx" ON "executions"("dispatched_at") WHERE "status" = 'planned' AND "dispatched_at" IS NOT NULL`,
+  },
+  {
     name: "executions_reap_idx",
     sql: `CREATE INDEX "executions_reap_idx" ON "executions"("reap_after") WHERE "status" = 'started'`,
   },

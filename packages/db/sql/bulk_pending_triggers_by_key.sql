@@ -9,5 +9,6 @@ SELECT t.id::text AS id, t.generator_id::text AS "generatorId", t.custom_key AS 
 FROM triggers t
 WHERE t.project_id = $1::uuid AND t.custom_key = ANY($2::text[])
   AND t.status IN ('registered', 'skipped', 'retrying') AND t.generator_id IS NULL
+  AND (t.status <> 'skipped' OR t.updated_at >= (SELECT coalesce(max(cutoff), '-infinity') FROM retention_state))
 ORDER BY t.created_at, t.id
 FOR UPDATE OF t

@@ -22,5 +22,6 @@ WHERE t.id IN (
     WHERE g.project_id = $1::uuid AND g.status = 'active' AND g.tags @> ARRAY[$2::text]
   )
   AND t.status IN ('registered', 'skipped', 'retrying', 'queued')
+  AND (t.status <> 'skipped' OR t.updated_at >= (SELECT coalesce(max(cutoff), '-infinity') FROM retention_state))
 ORDER BY t.created_at, t.id
 FOR UPDATE OF t

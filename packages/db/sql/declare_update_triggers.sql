@@ -17,4 +17,5 @@ UPDATE triggers t SET
 FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, status text, "scheduledAt" timestamptz, title text, url text,
                                         method text, headers jsonb, body text, tags text[])
 WHERE t.id = x.id AND t.project_id = $1::uuid AND t.status IN ('registered', 'skipped')
+  AND (t.status <> 'skipped' OR t.updated_at >= (SELECT coalesce(max(cutoff), '-infinity') FROM retention_state))
 RETURNING t.id::text AS id

@@ -6,6 +6,8 @@ SELECT id, status::text AS status, generator_id AS "generatorId"
 FROM triggers
 WHERE project_id = $1::uuid AND custom_key = $2
   AND status IN ('registered', 'skipped', 'retrying')
+  -- a skipped one past retention no longer holds its key (retention_set_cutoff.sql)
+  AND (status <> 'skipped' OR updated_at >= (SELECT coalesce(max(cutoff), '-infinity') FROM retention_state))
 ORDER BY created_at DESC
 LIMIT 1
 FOR UPDATE

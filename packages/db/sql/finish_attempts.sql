@@ -17,13 +17,13 @@ WITH outcome AS (
       response_size = o.response_size, error_message = o.error_message, is_dead_letter = o.is_dead_letter
   FROM outcome o
   WHERE e.id = o.id AND e.status = 'started'
-  RETURNING e.id, e.trigger_id, o.retry_at
+  RETURNING e.id, e.trigger_id, e.part_day, o.retry_at
 ), trig AS (
   UPDATE triggers t
   SET status = CASE WHEN done.retry_at IS NULL THEN 'completed'::trigger_status ELSE 'retrying'::trigger_status END,
       attempts = t.attempts + CASE WHEN done.retry_at IS NULL THEN 0 ELSE 1 END,
       updated_at = clock_timestamp()
-  FROM done WHERE t.id = done.trigger_id AND t.status = 'running'
+  FROM done WHERE t.id = done.trigger_id AND t.part_day = done.part_day AND t.status = 'running'
   RETURNING t.id, t.part_day, t.project_id, t.attempts, done.retry_at
 ), retry AS (
   INSERT INTO executions (id, part_day, trigger_id, project_id, attempt_number, triggered_by, status, planned_at, created_at)

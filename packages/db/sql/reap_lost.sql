@@ -14,10 +14,10 @@ WITH lost AS (
   SET status = 'complete', completed_at = clock_timestamp(),
       error_message = 'Executor died (status=started past reap_after)'
   FROM lost WHERE e.id = lost.id
-  RETURNING e.id, e.trigger_id, e.project_id
+  RETURNING e.id, e.trigger_id, e.part_day, e.project_id
 ), finished AS (
   UPDATE triggers t SET status = 'completed', updated_at = clock_timestamp()
-  FROM closed WHERE t.id = closed.trigger_id AND t.status = 'running'
+  FROM closed WHERE t.id = closed.trigger_id AND t.part_day = closed.part_day AND t.status = 'running'
 )
 SELECT c.id::text AS "executionId", c.trigger_id::text AS "triggerId", c.project_id::text AS "projectId", t.tags
-FROM closed c JOIN triggers t ON t.id = c.trigger_id
+FROM closed c JOIN triggers t ON t.id = c.trigger_id AND t.part_day = c.part_day

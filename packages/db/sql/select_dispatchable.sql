@@ -5,7 +5,7 @@
 -- Params: $1 now, $2 limit.
 SELECT e.id::text AS "executionId", e.project_id::text AS "projectId", t.tags, e.planned_at AS "plannedAt"
 FROM executions e
-JOIN triggers t ON t.id = e.trigger_id
+JOIN triggers t ON t.id = e.trigger_id AND t.part_day = e.part_day
 WHERE e.status = 'planned' AND e.dispatched_at IS NULL AND e.held_by IS NULL AND e.planned_at <= $1
 ORDER BY e.planned_at, e.id
 LIMIT $2

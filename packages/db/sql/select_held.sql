@@ -29,12 +29,12 @@ WITH RECURSIVE grp AS (
 SELECT e.id::text AS "executionId", e.project_id::text AS "projectId", t.tags, e.planned_at AS "plannedAt", e.held_by AS "heldBy"
 FROM wanted
 CROSS JOIN LATERAL (
-  SELECT x.id, x.project_id, x.trigger_id, x.planned_at, x.held_by FROM executions x
+  SELECT x.id, x.project_id, x.trigger_id, x.part_day, x.planned_at, x.held_by FROM executions x
   WHERE x.project_id = wanted.project_id AND x.held_by = wanted.held_by
     AND x.status = 'planned' AND x.dispatched_at IS NULL AND x.planned_at <= $1
   ORDER BY x.planned_at, x.id
   LIMIT $2
   FOR UPDATE SKIP LOCKED
 ) e
-JOIN triggers t ON t.id = e.trigger_id
+JOIN triggers t ON t.id = e.trigger_id AND t.part_day = e.part_day
 ORDER BY e.planned_at, e.id

@@ -12,6 +12,8 @@
 WITH t AS (
   UPDATE triggers SET status = 'queued', attempts = attempts + 1, updated_at = clock_timestamp()
   WHERE id = $2::uuid AND project_id = $1::uuid AND status = 'completed'
+    -- not one that retention may be removing (retention_set_cutoff.sql)
+    AND updated_at >= (SELECT coalesce(max(cutoff), '-infinity') FROM retention_state)
   RETURNING id, part_day, project_id, attempts
 ), e AS (
   INSERT INTO executions (id, part_day, trigger_id, project_id, attempt_number, triggered_by, status,

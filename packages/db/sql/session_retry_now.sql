@@ -9,7 +9,7 @@
 UPDATE executions e SET planned_at = LEAST(e.planned_at, clock_timestamp())
 FROM triggers t
 WHERE t.id = $2::uuid AND t.project_id = $1::uuid AND t.status = 'retrying'
-  AND e.trigger_id = t.id AND e.status = 'planned'
+  AND e.trigger_id = t.id AND e.part_day = t.part_day AND e.status = 'planned'
 RETURNING e.id::text AS id, e.trigger_id::text AS "triggerId", e.attempt_number AS "attemptNumber",
        e.triggered_by::text AS "triggeredBy", e.status::text AS status, e.planned_at AS "plannedAt",
        e.started_at AS "startedAt", e.completed_at AS "completedAt", e.response_status AS "responseStatus",

@@ -4,7 +4,7 @@
 -- failed by BullMQ before it started).
 -- Params: $1 dispatched before (timestamptz), $2 limit.
 SELECT e.id::text
-FROM executions e JOIN triggers t ON t.id = e.trigger_id
+FROM executions e JOIN triggers t ON t.id = e.trigger_id AND t.part_day = e.part_day
 WHERE e.status = 'planned' AND e.dispatched_at < $1 AND t.status IN ('queued', 'retrying')
 ORDER BY e.dispatched_at
 LIMIT $2

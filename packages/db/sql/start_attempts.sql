@@ -11,7 +11,7 @@
 -- in a cycle.
 WITH target AS (
   SELECT e.id, e.trigger_id, t.project_id, t.tags
-  FROM executions e JOIN triggers t ON t.id = e.trigger_id
+  FROM executions e JOIN triggers t ON t.id = e.trigger_id AND t.part_day = e.part_day
   WHERE e.id = ANY ($1::uuid[]) AND e.status = 'planned' AND t.status IN ('queued', 'retrying')
   ORDER BY e.id
   FOR UPDATE OF e, t
@@ -32,11 +32,11 @@ WITH target AS (
       reap_after = clock_timestamp() + make_interval(secs => COALESCE(policy.timeout_seconds, $2::int) + $3::int)
   FROM target LEFT JOIN policy ON policy.execution_id = target.id
   WHERE e.id = target.id
-  RETURNING e.id, e.trigger_id, e.attempt_number, e.triggered_by, e.started_at, e.timeout_seconds,
+  RETURNING e.id, e.trigger_id, e.part_day, e.attempt_number, e.triggered_by, e.started_at, e.timeout_seconds,
             COALESCE(policy.policies, '[]'::json) AS policies
 ), running AS (
   UPDATE triggers t SET status = 'running', updated_at = clock_timestamp()
-  FROM started WHERE t.id = started.trigger_id
+  FROM started WHERE t.id = started.trigger_id AND t.part_day = started.part_day
   RETURNING t.id, t.project_id, t.url, t.method, t.headers, t.body, t.source, t.scheduled_at, t.tags
 )
 SELECT s.id::text AS "executionId", r.id::text AS "triggerId", r.project_id::text AS "projectId",

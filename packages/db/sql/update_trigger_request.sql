@@ -17,4 +17,5 @@ UPDATE triggers SET
   scheduled_at = CASE WHEN status = 'retrying' THEN scheduled_at ELSE $11 END,
   updated_at   = clock_timestamp()
 WHERE id = $1::uuid AND status IN ('registered', 'skipped', 'retrying')
+  AND (status <> 'skipped' OR updated_at >= (SELECT coalesce(max(cutoff), '-infinity') FROM retention_state))
 RETURNING status::text AS status, scheduled_at AS "scheduledAt"

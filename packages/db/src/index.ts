@@ -9,3 +9,4 @@ export * from "./dashboard.js";
 export * from "./policies.js";
 export * from "./declare.js";
 export { createPgRunner, type PgRunner } from "./pool.js";
+export { ensurePartitions, partitionBounds, prune, PARTITIONS_AHEAD_DAYS, RETENTION_LOCK_KEY, type PruneOptions, type PruneResult } from "./retention.js";

@@ -1,5 +1,5 @@
 // Starts the api: public API, health and metrics (and later the dashboard).
-import { createDb, createPgRunner } from "@ttr/db";
+import { createDb, createPgRunner, ensurePartitions } from "@ttr/db";
 import { createLogger, createRedis, createRegistry } from "@ttr/platform";
 import { createApp } from "./app.js";
 import { loadEnv } from "./env.js";
@@ -13,6 +13,13 @@ const registry = createRegistry("api");
 const pg = createPgRunner(env.DATABASE_URL, { max: Math.max(2, Math.ceil(env.DB_POOL_SIZE / 2)), applicationName: "ttr-api" });
 const app = createApp({ db, pg, redis, log, registry });
 app.set("trust proxy", env.TRUST_PROXY);
+
+// The scheduler makes each day's history partitions ahead; the api does too,
+// so that writes never lack one while no scheduler runs (docs/retention.md).
+const PARTITIONS_EVERY_MS = 6 * 3_600_000;
+const keepPartitions = () => ensurePartitions(pg, new Date()).catch((err: Error) => log.error("cannot make history partitions", { error: err.message }));
+void keepPartitions();
+setInterval(keepPartitions, PARTITIONS_EVERY_MS).unref();
 
 const server = createServer(app);
 server.listen(env.PORT, env.HOST, () => {

@@ -6,6 +6,7 @@ export interface SchedulerEnv extends CommonEnv {
   SCHEDULER_BATCH_SIZE: number;
   METRICS_PORT: number;
   DB_POOL_SIZE: number;
+  TTR_RETENTION_DAYS: number;
 }
 
 export function loadEnv(env: NodeJS.ProcessEnv = process.env): SchedulerEnv {
@@ -19,6 +20,8 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env): SchedulerEnv {
       /** port of /healthz, /readyz and /metrics */
       METRICS_PORT: Joi.number().port().default(9464),
       DB_POOL_SIZE: Joi.number().integer().min(2).max(100).default(5),
+      /** history kept, in days (docs/retention.md); 0 keeps everything */
+      TTR_RETENTION_DAYS: Joi.number().integer().min(0).max(36_500).default(30),
     }),
     env,
   );

@@ -8,6 +8,7 @@ import { PolicyAdmission } from "./admit.js";
 import { loadEnv } from "./env.js";
 import { Leadership } from "./leader.js";
 import { SchedulerLoop } from "./loop.js";
+import { RetentionLoop } from "./retention.js";
 import { createMetrics } from "./metrics.js";
 
 const env = loadEnv();
@@ -19,15 +20,21 @@ const registry = createRegistry("scheduler");
 const metrics = createMetrics(registry, queue);
 const admission = new PolicyAdmission(db, redis, env.TTR_REDIS_PREFIX);
 const loop = new SchedulerLoop({ env, db, queue, redis, log, registry, metrics, admission });
+const retention = new RetentionLoop(env.DATABASE_URL, env.TTR_RETENTION_DAYS, metrics, log);
 
 const leadership = new Leadership(env.DATABASE_URL, log, (leading) => {
   metrics.leader.set(leading ? 1 : 0);
-  if (leading) loop.start();
-  else void loop.stop();
+  if (leading) {
+    loop.start();
+    retention.start();
+  } else {
+    void loop.stop();
+    void retention.stop();
+  }
 });
 
 const ops = await startOpsServer(env.METRICS_PORT, registry, async () => (await dbPing(db)) && (await redisPing(redis)));
-log.info("scheduler started", { metricsPort: env.METRICS_PORT, tickMs: env.SCHEDULER_TICK_MS, batchSize: env.SCHEDULER_BATCH_SIZE });
+log.info("scheduler started", { metricsPort: env.METRICS_PORT, tickMs: env.SCHEDULER_TICK_MS, batchSize: env.SCHEDULER_BATCH_SIZE, retentionDays: env.TTR_RETENTION_DAYS });
 leadership.start();
 
 let stopping = false;
@@ -36,6 +43,7 @@ async function shutdown(signal: string): Promise<void> {
   stopping = true;
   log.info("shutting down", { signal });
   await loop.stop();
+  await retention.stop();
   await leadership.stop();
   ops.close();
   await Promise.allSettled([queue.close(), db.$disconnect()]);

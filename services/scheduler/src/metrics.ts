@@ -15,6 +15,23 @@ export function createMetrics(registry: prom.Registry, queue: Queue) {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [registry],
     }),
+    retentionRemoved: new prom.Counter({
+      name: "ttr_retention_rows_removed_total",
+      help: "History rows removed by retention, by table",
+      labelNames: ["table"],
+      registers: [registry],
+    }),
+    retentionPartitions: new prom.Counter({ name: "ttr_retention_partitions_dropped_total", help: "Day partitions dropped by retention", registers: [registry] }),
+    retentionMoved: new prom.Counter({ name: "ttr_retention_rows_moved_total", help: "Triggers moved out of an old day partition because they must stay", registers: [registry] }),
+    retentionDeferred: new prom.Gauge({ name: "ttr_retention_partitions_deferred", help: "Day partitions past retention left for the next pass (rows busy)", registers: [registry] }),
+    retentionLastRun: new prom.Gauge({ name: "ttr_retention_last_run_timestamp_seconds", help: "When the last retention pass started", registers: [registry] }),
+    retentionLastSuccess: new prom.Gauge({ name: "ttr_retention_last_success_timestamp_seconds", help: "When the last retention pass finished without error", registers: [registry] }),
+    retentionSeconds: new prom.Histogram({
+      name: "ttr_retention_pass_duration_seconds",
+      help: "Time one retention pass takes",
+      buckets: [0.05, 0.25, 1, 5, 30, 120, 600],
+      registers: [registry],
+    }),
     fullTags: new prom.Gauge({ name: "ttr_tags_full", help: "Tags whose policy held attempts back in the last tick", registers: [registry] }),
     held: new prom.Gauge({
       name: "ttr_attempts_held",

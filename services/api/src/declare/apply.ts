@@ -2,7 +2,8 @@
 // item has passed its checks already). The whole call is atomic: a failure
 // midway rolls everything back and the tag's set stays as it was. This is
 // stricter than SPEC §4 /declare rule 11, which allows a partial result.
-import { randomUUID } from "node:crypto";
+// Time-ordered ids (UUIDv7): new rows land at the end of each index.
+import { v7 as randomUUID } from "uuid";
 import { type DeclaredItem, type Operation, planDeclare, planUpserts } from "@ttr/core";
 import * as db from "@ttr/db";
 import type { SqlRunner } from "@ttr/db";

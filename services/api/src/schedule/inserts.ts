@@ -4,7 +4,8 @@
 // written together with one statement. A call returns once its row is
 // committed; a batch that fails is retried row by row (Batcher), so one bad
 // row fails only its own call.
-import { randomUUID } from "node:crypto";
+// Time-ordered ids (UUIDv7): new rows land at the end of each index.
+import { v7 as randomUUID } from "uuid";
 import { insertOneShots, type NewOneShot, type SqlRunner } from "@ttr/db";
 import { Batcher } from "@ttr/platform";
 

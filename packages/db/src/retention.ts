@@ -1,0 +1,208 @@
+// Retention (docs/retention.md): history older than the configured number of
+// days goes away a whole day partition at a time. For each day partition
+// that ended before the cutoff, the few rows that must stay are moved to a
+// newer day, then the pair of partitions (triggers_pYYYYMMDD and
+// executions_pYYYYMMDD) is detached without blocking firing and dropped.
+// No row is deleted one by one except the expired executions of a moved
+// trigger, so a pass costs almost nothing whatever the history size.
+import pg from "pg";
+import { query, sql, type SqlRunner } from "./sql.js";
+
+/** The advisory lock that keeps retention passes (scheduler, `ttr prune`) one at a time. */
+export const RETENTION_LOCK_KEY = 72707370;
+/** days of partitions made ahead of today */
+export const PARTITIONS_AHEAD_DAYS = 7;
+/** partitions with more rows than this are counted from PostgreSQL's statistics, not row by row */
+const EXACT_COUNT_LIMIT = 2_000_000;
+const DAY_MS = 86_400_000;
+
+export interface PruneResult {
+  /** executions removed */
+  executions: number;
+  /** triggers (one-shots and instances) removed */
+  triggers: number;
+  /** day partitions dropped */
+  partitions: number;
+  /** triggers moved out of an old partition because they must stay */
+  moved: number;
+  /** day partitions past the cutoff left for the next pass (rows busy right now) */
+  deferred: number;
+}
+
+export interface PruneOptions {
+  /** remove history that reached a final status longer ago than this; 0 keeps everything */
+  olderThanDays: number;
+  now?: Date;
+  /** rows moved per statement */
+  batchSize?: number;
+  /** pause between two statements that move rows, so a large pass never crowds out firing */
+  pauseMs?: number;
+  /** how long to wait for the lock held by another pass; 0: give up at once */
+  lockWaitMs?: number;
+  /** how long to wait for transactions older than the announced cutoff */
+  settleTimeoutMs?: number;
+  log?: (msg: string, meta?: Record<string, unknown>) => void;
+}
+
+interface Partition {
+  triggersTable: string;
+  executionsTable: string;
+  /** first day, or "-infinity" for the legacy partition */
+  from: string;
+  /** end day (exclusive) */
+  to: string;
+  triggerRowsEstimate: number;
+  executionRowsEstimate: number;
+}
+
+const utcDay = (d: Date) => d.toISOString().slice(0, 10);
+const addDays = (day: string, n: number) => utcDay(new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS));
+const ident = (name: string) => `"${name.replaceAll('"', '""')}"`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** PostgreSQL's text for a range partition's bounds, as days. */
+export function partitionBounds(bound: string): { from: string; to: string } | null {
+  const m = /FROM \((MINVALUE|'(\d{4}-\d{2}-\d{2})')\) TO \('(\d{4}-\d{2}-\d{2})'\)/.exec(bound);
+  if (!m) return null;
+  return { from: m[2] ?? "-infinity", to: m[3]! };
+}
+
+async function rows<T>(client: pg.ClientBase, name: string, values: unknown[] = []): Promise<T[]> {
+  return (await client.query({ text: sql(name), values })).rows as T[];
+}
+
+/** Makes the day partitions from `fromDay` through `PARTITIONS_AHEAD_DAYS` after `now` (missing ones only). */
+export async function ensurePartitions(db: SqlRunner | pg.ClientBase, now: Date, fromDay = utcDay(now)): Promise<number> {
+  const values = [fromDay, addDays(utcDay(now), PARTITIONS_AHEAD_DAYS)];
+  const [row] = "$queryRawUnsafe" in db ? await query<{ made: number }>(db, "ensure_partitions", ...values) : await rows<{ made: number }>(db, "ensure_partitions", values);
+  return row?.made ?? 0;
+}
+
+async function listPartitions(client: pg.ClientBase): Promise<Partition[]> {
+  const list: Partition[] = [];
+  for (const r of await rows<Omit<Partition, "from" | "to"> & { bound: string }>(client, "retention_partitions")) {
+    const b = partitionBounds(r.bound);
+    if (b) list.push({ ...r, ...b });
+  }
+  return list.sort((a, b) => (a.to < b.to ? -1 : 1));
+}
+
+async function finishInterruptedDetaches(client: pg.ClientBase, log: PruneOptions["log"]): Promise<void> {
+  for (const r of await rows<{ parent: string; partition: string }>(client, "retention_detach_pending")) {
+    log?.("finishing an interrupted detach", { partition: r.partition });
+    await client.query(`ALTER TABLE ${ident(r.parent)} DETACH PARTITION ${ident(r.partition)} FINALIZE`);
+    await client.query(`DROP TABLE IF EXISTS ${ident(r.partition)}`);
+  }
+}
+
+/** Waits until no transaction that began before `since` is open (or the timeout passed: false). */
+async function settle(client: pg.ClientBase, since: Date, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [r] = await rows<{ open: number }>(client, "retention_older_transactions", [since]);
+    if (!r || r.open === 0) return true;
+    if (Date.now() >= deadline) return false;
+    await sleep(100);
+  }
+}
+
+/**
+ * One retention pass. Takes the retention lock for its whole duration, so
+ * passes never overlap; returns zeros when another pass holds it and
+ * `lockWaitMs` ran out.
+ */
+export async function prune(databaseUrl: string, opts: PruneOptions): Promise<PruneResult> {
+  const result: PruneResult = { executions: 0, triggers: 0, partitions: 0, moved: 0, deferred: 0 };
+  const now = opts.now ?? new Date();
+  const batch = opts.batchSize ?? 1000;
+  const log = opts.log;
+  const client = new pg.Client({ connectionString: databaseUrl, application_name: "ttr-retention", connectionTimeoutMillis: 10_000 });
+  await client.connect();
+  try {
+    await client.query("SET lock_timeout = '10s'");
+    if (!(await lock(client, opts.lockWaitMs ?? 0))) {
+      log?.("another retention pass is running; skipped");
+      return result;
+    }
+    try {
+      await finishInterruptedDetaches(client, log);
+      const today = utcDay(now);
+      if (opts.olderThanDays <= 0) {
+        await ensurePartitions(client, now);
+        return result;
+      }
+      const cutoff = new Date(now.getTime() - opts.olderThanDays * DAY_MS);
+      // Survivors move to the day they became final or to today: every day
+      // from the oldest partition on needs its own (gaps are filled; no day
+      // older than the oldest partition is made).
+      const oldest = (await listPartitions(client))[0];
+      await ensurePartitions(client, now, oldest && oldest.to < today ? oldest.to : today);
+      const announced = new Date();
+      await rows(client, "retention_set_cutoff", [cutoff]);
+      if (!(await settle(client, announced, opts.settleTimeoutMs ?? 30_000))) {
+        log?.("transactions older than the cutoff announcement are still open; nothing dropped this pass");
+        result.deferred = (await listPartitions(client)).filter((p) => p.to <= utcDay(cutoff)).length;
+        return result;
+      }
+      for (const part of await listPartitions(client)) {
+        if (part.to > utcDay(cutoff)) break;
+        const dropped = await prunePartition(client, part, cutoff, today, batch, opts.pauseMs ?? 0, result, log);
+        if (!dropped) result.deferred++;
+      }
+      return result;
+    } finally {
+      await client.query("SELECT pg_advisory_unlock($1)", [RETENTION_LOCK_KEY]).catch(() => {});
+    }
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+async function lock(client: pg.ClientBase, waitMs: number): Promise<boolean> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const { rows: r } = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1) AS ok", [RETENTION_LOCK_KEY]);
+    if (r[0]?.ok) return true;
+    if (Date.now() >= deadline) return false;
+    await sleep(200);
+  }
+}
+
+/** Moves the partition's survivors out, then drops the pair. false: something must stay for now. */
+async function prunePartition(
+  client: pg.ClientBase,
+  part: Partition,
+  cutoff: Date,
+  today: string,
+  batch: number,
+  pauseMs: number,
+  result: PruneResult,
+  log: PruneOptions["log"],
+): Promise<boolean> {
+  for (;;) {
+    const ids = (await rows<{ id: string }>(client, "retention_survivors", [part.from, part.to, cutoff, batch])).map((r) => r.id);
+    if (ids.length === 0) break;
+    const [m] = await rows<{ moved: number; expired: number }>(client, "retention_move", [ids, part.from, part.to, cutoff, today]);
+    result.moved += m?.moved ?? 0;
+    result.executions += m?.expired ?? 0;
+    if ((m?.moved ?? 0) < ids.length) {
+      log?.("rows of an old partition are busy; it waits for the next pass", { partition: part.triggersTable });
+      return false;
+    }
+    if (pauseMs > 0) await sleep(pauseMs);
+  }
+  const exact = part.triggerRowsEstimate + part.executionRowsEstimate <= EXACT_COUNT_LIMIT;
+  const [count] = exact
+    ? await rows<{ triggers: number; executions: number }>(client, "retention_count", [part.from, part.to])
+    : [{ triggers: part.triggerRowsEstimate, executions: part.executionRowsEstimate }];
+  // Executions first: a reader joining the two never sees executions whose
+  // trigger is gone. CONCURRENTLY takes no lock that firing waits for.
+  await client.query(`ALTER TABLE executions DETACH PARTITION ${ident(part.executionsTable)} CONCURRENTLY`);
+  await client.query(`ALTER TABLE triggers DETACH PARTITION ${ident(part.triggersTable)} CONCURRENTLY`);
+  await client.query(`DROP TABLE ${ident(part.executionsTable)}, ${ident(part.triggersTable)}`);
+  result.triggers += Math.round(count?.triggers ?? 0);
+  result.executions += Math.round(count?.executions ?? 0);
+  result.partitions++;
+  log?.("day partition removed", { partition: part.triggersTable, triggers: count?.triggers, executions: count?.executions, exact });
+  return true;
+}

@@ -1,0 +1,163 @@
+// Retention (retention.ts) against a real PostgreSQL: old day partitions go
+// whole, the rows that must stay are moved out first, and nothing brings a
+// row back while it may be removed.
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
+import { createDb, createProject, ensurePartitions, partitionBounds, prune, query } from "../src/index.js";
+import { sql } from "../src/sql.js";
+
+const DAY = 86_400_000;
+let tdb: TestDatabase;
+let client: pg.Client;
+let projectId: string;
+
+const day = (offset: number) => new Date(Date.now() + offset * DAY).toISOString().slice(0, 10);
+const ago = (days: number) => new Date(Date.now() - days * DAY);
+
+beforeAll(async () => {
+  tdb = await freshDatabase();
+  const db = createDb(tdb.url, { max: 1 });
+  projectId = (await createProject(db, "retention", 1_000_000)).projectId;
+  await db.$disconnect();
+  client = new pg.Client({ connectionString: tdb.url });
+  await client.connect();
+  await ensurePartitions(client, new Date(), day(-60));
+});
+
+afterAll(async () => {
+  await client?.end();
+  await tdb?.drop();
+});
+
+/** `count` triggers stored under `partDay`, each with one execution; returns their ids. */
+async function seed(count: number, t: { partDay: string; status: string; updatedAt: Date; scheduledAt?: Date; customKey?: string }, e?: { status: string; completedAt: Date | null; dispatchedAt?: Date }): Promise<string[]> {
+  await ensurePartitions(client, new Date(), t.partDay);
+  const { rows } = await client.query<{ id: string }>(
+    `INSERT INTO triggers (project_id, custom_key, status, url, method, headers, tags, scheduled_at, created_at, updated_at, part_day)
+     SELECT $1::uuid, $2, $3::trigger_status, 'http://127.0.0.1:9/x', 'GET', '[]', '{}', $4, $5, $5, $6::date FROM generate_series(1, $7)
+     RETURNING id::text`,
+    [projectId, t.customKey ?? null, t.status, t.scheduledAt ?? t.updatedAt, t.updatedAt, t.partDay, count],
+  );
+  const ids = rows.map((r) => r.id);
+  if (e) {
+    await client.query(
+      `INSERT INTO executions (trigger_id, project_id, attempt_number, triggered_by, status, planned_at, completed_at, dispatched_at, part_day)
+       SELECT id, $2::uuid, 1, 'scheduler', $3::execution_status, $4, $4, $5, $6::date FROM unnest($1::uuid[]) AS id`,
+      [ids, projectId, e.status, e.completedAt ?? t.updatedAt, e.dispatchedAt ?? null, t.partDay],
+    );
+  }
+  return ids;
+}
+
+const count = async (table: string, where = "true", values: unknown[] = []) =>
+  Number((await client.query(`SELECT count(*) AS n FROM ${table} WHERE ${where}`, values)).rows[0].n);
+const exists = async (name: string) => (await client.query("SELECT to_regclass($1) AS r", [name])).rows[0].r !== null;
+
+describe("prune", () => {
+  it("drops the old day's partitions, keeping (and moving) what must stay", async () => {
+    const old = day(-40);
+    const done = await seed(50, { partDay: old, status: "completed", updatedAt: ago(40) }, { status: "complete", completedAt: ago(40) });
+    await seed(3, { partDay: old, status: "skipped", updatedAt: ago(40), customKey: "freed" });
+    const [pending] = await seed(1, { partDay: old, status: "registered", updatedAt: ago(40), scheduledAt: new Date(Date.now() + 10 * DAY) });
+    const [recent] = await seed(1, { partDay: old, status: "completed", updatedAt: ago(5) }, { status: "complete", completedAt: ago(35) });
+    await client.query(
+      `INSERT INTO executions (trigger_id, project_id, attempt_number, triggered_by, status, planned_at, completed_at, part_day)
+       VALUES ($1::uuid, $2::uuid, 2, 'replay', 'complete', $3, $3, $4::date)`,
+      [recent, projectId, ago(5), old],
+    );
+    const [inQueue] = await seed(1, { partDay: old, status: "queued", updatedAt: ago(40) }, { status: "planned", completedAt: null, dispatchedAt: ago(40) });
+    // a younger day is left alone
+    await seed(4, { partDay: day(-10), status: "completed", updatedAt: ago(10) }, { status: "complete", completedAt: ago(10) });
+
+    const r = await prune(tdb.url, { olderThanDays: 30 });
+    expect(r).toMatchObject({ triggers: 53, executions: 51, moved: 3, deferred: 0 });
+    expect(r.partitions).toBeGreaterThanOrEqual(1);
+    expect(await exists(`triggers_p${old.replaceAll("-", "")}`)).toBe(false);
+    expect(await exists(`executions_p${old.replaceAll("-", "")}`)).toBe(false);
+    expect(await count("triggers", "id = ANY($1::uuid[])", [done])).toBe(0);
+    expect(await count("triggers", "custom_key = 'freed'")).toBe(0);
+    // the pending trigger and the one in the queue now live under today; the
+    // recently replayed one under the day of its last change, with its recent
+    // execution (the old one is gone)
+    const moved = async (id: string) => (await client.query("SELECT part_day::text AS d FROM triggers WHERE id = $1::uuid", [id])).rows[0]?.d;
+    expect(await moved(pending!)).toBe(day(0));
+    expect(await moved(inQueue!)).toBe(day(0));
+    expect(await moved(recent!)).toBe(day(-5));
+    expect((await client.query("SELECT attempt_number, part_day::text AS d FROM executions WHERE trigger_id = $1::uuid", [recent])).rows).toEqual([{ attempt_number: 2, d: day(-5) }]);
+    expect(await count("executions", "trigger_id = $1::uuid AND part_day = $2::date", [inQueue, day(0)])).toBe(1);
+    expect(await count("triggers", "part_day = $1::date", [day(-10)])).toBe(4);
+
+    expect(await prune(tdb.url, { olderThanDays: 30 })).toMatchObject({ triggers: 0, executions: 0, partitions: 0 });
+  });
+
+  it("keeps everything with 0 days", async () => {
+    await seed(2, { partDay: day(-50), status: "completed", updatedAt: ago(50) });
+    expect(await prune(tdb.url, { olderThanDays: 0 })).toMatchObject({ triggers: 0, executions: 0, partitions: 0 });
+    expect(await count("triggers", "part_day = $1::date", [day(-50)])).toBe(2);
+  });
+
+  it("leaves a partition whose rows are busy for the next pass", async () => {
+    const d = day(-45);
+    const [busy] = await seed(1, { partDay: d, status: "registered", updatedAt: ago(45), scheduledAt: new Date(Date.now() + DAY) });
+    await seed(5, { partDay: d, status: "completed", updatedAt: ago(45) });
+    const other = new pg.Client({ connectionString: tdb.url });
+    await other.connect();
+    try {
+      await other.query("BEGIN");
+      await other.query("SELECT 1 FROM triggers WHERE id = $1::uuid FOR UPDATE", [busy]);
+      const r = await prune(tdb.url, { olderThanDays: 30, settleTimeoutMs: 200 });
+      expect(r.partitions).toBe(0);
+      expect(r.deferred).toBeGreaterThan(0);
+      await other.query("ROLLBACK");
+    } finally {
+      await other.end();
+    }
+    const r = await prune(tdb.url, { olderThanDays: 30 });
+    expect(r).toMatchObject({ triggers: 7, moved: 1 });
+    expect(r.partitions).toBeGreaterThanOrEqual(2);
+    expect(await count("triggers", "id = $1::uuid", [busy])).toBe(1);
+  });
+
+  it("announces its cutoff: a trigger that may be removed is not replayed", async () => {
+    const [t] = await seed(1, { partDay: day(-2), status: "completed", updatedAt: ago(31) });
+    await prune(tdb.url, { olderThanDays: 30 });
+    const replay = (id: string) => query(runner(), "session_replay", projectId, id, "replay");
+    expect(await replay(t!)).toEqual([]);
+    const [fresh] = await seed(1, { partDay: day(-2), status: "completed", updatedAt: ago(1) });
+    expect(await replay(fresh!)).toHaveLength(1);
+  });
+});
+
+describe("partitions", () => {
+  it("reads PostgreSQL's bounds", () => {
+    expect(partitionBounds("FOR VALUES FROM ('2026-11-25') TO ('2026-11-26')")).toEqual({ from: "2026-11-25", to: "2026-11-26" });
+    expect(partitionBounds("FOR VALUES FROM (MINVALUE) TO ('2026-11-26')")).toEqual({ from: "-infinity", to: "2026-11-26" });
+    expect(partitionBounds("DEFAULT")).toBeNull();
+  });
+
+  it("are made ahead, once", async () => {
+    expect(await exists(`triggers_p${day(7).replaceAll("-", "")}`)).toBe(true);
+    expect(await ensurePartitions(client, new Date())).toBe(0);
+    const made = await ensurePartitions(client, new Date(Date.now() + 2 * DAY));
+    expect(made).toBe(2);
+    expect(await exists(`executions_p${day(9).replaceAll("-", "")}`)).toBe(true);
+  });
+
+  it("new rows get time-ordered ids under today", async () => {
+    const { rows } = await client.query<{ id: string; d: string }>(
+      `INSERT INTO triggers (project_id, status, url, method, headers, scheduled_at) VALUES ($1::uuid, 'registered', 'http://x', 'GET', '[]', now()) RETURNING id::text, part_day::text AS d`,
+      [projectId],
+    );
+    expect(rows[0]!.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
+    expect(rows[0]!.d).toBe(day(0));
+    expect(sql("ensure_partitions")).toContain("ttr_ensure_partitions");
+  });
+});
+
+function runner() {
+  return {
+    $queryRawUnsafe: async <T>(q: string, ...v: unknown[]) => (await client.query(q, v)).rows as T,
+    $executeRawUnsafe: async (q: string, ...v: unknown[]) => (await client.query(q, v)).rowCount ?? 0,
+  };
+}

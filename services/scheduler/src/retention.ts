@@ -1,0 +1,63 @@
+// The retention loop of the active scheduler (docs/retention.md): once soon
+// after it takes the lead, then every hour, it makes the coming days'
+// partitions and removes history older than TTR_RETENTION_DAYS. It runs
+// beside the firing loop, never inside a tick, and each pass moves rows in
+// small paced statements, so firing does not wait for it.
+import { prune } from "@ttr/db";
+import type { Logger } from "@ttr/platform";
+import type { Metrics } from "./metrics.js";
+
+const FIRST_PASS_DELAY_MS = 10_000;
+const EVERY_MS = 3_600_000;
+
+export class RetentionLoop {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+
+  constructor(
+    private readonly databaseUrl: string,
+    private readonly days: number,
+    private readonly metrics: Metrics,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    if (this.timer) return;
+    this.schedule(FIRST_PASS_DELAY_MS);
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  private schedule(ms: number): void {
+    this.timer = setTimeout(() => {
+      this.running = this.pass().finally(() => {
+        this.running = null;
+        if (this.timer) this.schedule(EVERY_MS);
+      });
+    }, ms);
+  }
+
+  /** One pass; failures are logged and retried at the next pass. */
+  async pass(): Promise<void> {
+    const stopTimer = this.metrics.retentionSeconds.startTimer();
+    this.metrics.retentionLastRun.setToCurrentTime();
+    try {
+      const r = await prune(this.databaseUrl, { olderThanDays: this.days, pauseMs: 20, log: (msg, meta) => this.log.info(msg, meta) });
+      this.metrics.retentionRemoved.inc({ table: "triggers" }, r.triggers);
+      this.metrics.retentionRemoved.inc({ table: "executions" }, r.executions);
+      this.metrics.retentionPartitions.inc(r.partitions);
+      this.metrics.retentionMoved.inc(r.moved);
+      this.metrics.retentionDeferred.set(r.deferred);
+      this.metrics.retentionLastSuccess.setToCurrentTime();
+      if (r.partitions || r.moved || r.deferred) this.log.info("retention pass", { retentionDays: this.days, ...r });
+    } catch (err) {
+      this.log.error("retention pass failed", { error: (err as Error).message });
+    } finally {
+      stopTimer();
+    }
+  }
+}

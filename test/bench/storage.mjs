@@ -1,0 +1,107 @@
+// What a fired one-shot leaves in PostgreSQL: runs the firing pipeline's own
+// statements (packages/db/sql) over N due triggers, as the scheduler and the
+// executor would, on top of H rows of earlier history, and reports per fired
+// trigger the WAL written and the bytes that stay (heap, indexes and TOAST of
+// triggers and executions, after VACUUM), with each relation's share.
+// Usage: node test/bench/storage.mjs [N] [H]   (defaults 20000 and 0)
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { openBench, root } from "./lib/infra.mjs";
+import { benchProject, insertTriggers, pool } from "./lib/triggers.mjs";
+
+const sql = (name) => readFileSync(path.join(root, "packages", "db", "sql", `${name}.sql`), "utf8");
+
+/** What the bench's target answers, as the executor records it. */
+const RESPONSE_HEADERS = JSON.stringify({ "content-type": "text/plain", "content-length": "2", date: new Date().toUTCString(), connection: "keep-alive", "keep-alive": "timeout=5" });
+
+const finishValues = (ids) => {
+  const n = ids.length;
+  const fill = (v) => Array(n).fill(v);
+  return [ids, fill(new Date()), fill(200), fill(RESPONSE_HEADERS), fill("ok"), fill(2), fill(null), fill(false), fill(null)];
+};
+
+/** Every relation (heap, TOAST, each index) of the tables that hold history, with partitions folded into their parent's name. */
+const RELATIONS = `
+SELECT CASE WHEN c.relkind IN ('i', 'I') THEN 'index ' || coalesce(pi.relname, c.relname) ELSE coalesce(pt.relname, c.relname) END AS name,
+       sum(pg_relation_size(c.oid) + CASE WHEN c.relkind IN ('r', 'p') THEN coalesce(pg_total_relation_size(c.reltoastrelid), 0) ELSE 0 END)::float8 AS bytes
+FROM pg_class c
+JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = current_schema()
+LEFT JOIN pg_inherits ih ON ih.inhrelid = c.oid
+LEFT JOIN pg_class pt ON pt.oid = ih.inhparent AND c.relkind = 'r'
+LEFT JOIN pg_class pi ON pi.oid = ih.inhparent AND c.relkind = 'i'
+WHERE c.relkind IN ('r', 'i') AND (c.relname ~ '^(triggers|executions)' OR pt.relname ~ '^(triggers|executions)')
+GROUP BY 1 ORDER BY 2 DESC`;
+
+async function relations(client) {
+  return (await client.query(RELATIONS)).rows;
+}
+
+/** Fires `ids`' attempts through start and finish in batches of `size`. */
+async function startAndFinish(client, ids, size) {
+  for (let i = 0; i < ids.length; i += size) {
+    const chunk = ids.slice(i, i + size);
+    await client.query({ name: "start", text: sql("start_attempts"), values: [chunk, 300, 30] });
+    await client.query({ name: "finish", text: sql("finish_attempts"), values: finishValues(chunk) });
+  }
+}
+
+async function fire(client, projectId, { from, count, batch = 500 }) {
+  const due = Math.floor(Date.now() / 1000) * 1000 - 1000;
+  await insertTriggers(client, projectId, { from, count, sinkBase: "http://127.0.0.1:40000", dueAt: () => due, idBase: 1e9 });
+  const now = new Date();
+  for (;;) {
+    await client.query("BEGIN");
+    const r = await client.query(sql("promote_due"), [now, batch]);
+    await client.query("COMMIT");
+    await startAndFinish(client, r.rows.map((x) => x.executionId), 100);
+    if (r.rowCount < batch) break;
+  }
+}
+
+export async function storage(ctx, n = 20_000, history = 0) {
+  const database = await ctx.database();
+  const db = pool(database.url, 1);
+  const client = await db.connect();
+  try {
+    const { projectId } = await benchProject(database.url);
+    if (history > 0) {
+      await fire(client, projectId, { from: 0, count: history });
+      await client.query("VACUUM ANALYZE triggers, executions");
+      await client.query("CHECKPOINT").catch(() => {});
+    }
+    const before = await relations(client);
+    const lsn0 = (await client.query("SELECT pg_current_wal_lsn() AS l")).rows[0].l;
+    // In chunks with a VACUUM between them, as autovacuum would run during
+    // steady firing: the space of old row versions is reused, and what
+    // remains is what history costs.
+    const chunk = 2000;
+    for (let done = 0; done < n; done += chunk) {
+      await fire(client, projectId, { from: history + done, count: Math.min(chunk, n - done) });
+      await client.query("VACUUM triggers, executions");
+    }
+    const wal = (await client.query("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1)::float8 AS b", [lsn0])).rows[0].b;
+    await client.query("VACUUM triggers, executions");
+    const after = await relations(client);
+    const was = new Map(before.map((r) => [r.name, r.bytes]));
+    const rows = after.map((r) => ({ name: r.name, bytesPerFire: (r.bytes - (was.get(r.name) ?? 0)) / n }));
+    return { walPerFire: wal / n, livePerFire: rows.reduce((s, r) => s + r.bytesPerFire, 0), rows };
+  } finally {
+    client.release();
+    await db.end();
+    await database.drop();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const ctx = await openBench();
+  try {
+    const n = Number(process.argv[2] ?? 20_000);
+    const h = Number(process.argv[3] ?? 0);
+    const r = await storage(ctx, n, h);
+    console.log(`Per fired one-shot, ${n} fired on top of ${h} earlier: WAL ${r.walPerFire.toFixed(0)} B, live ${r.livePerFire.toFixed(0)} B\n`);
+    console.log("| relation | live bytes per fire |\n|---|---|");
+    for (const row of r.rows) console.log(`| ${row.name} | ${row.bytesPerFire.toFixed(0)} |`);
+  } finally {
+    await ctx.close();
+  }
+}
