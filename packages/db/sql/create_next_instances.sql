@@ -1,5 +1,5 @@
 -- Create the pending instance of recurring triggers, snapshotting each
--- generator's request (SPEC §2 Recurring trigger). Callers lock the
+-- generator's request at that moment. Callers lock the
 -- generators first (lock_active_generators, or the /declare transaction), so
 -- this statement sees every instance committed before it: a generator that
 -- already has a pending instance gets no second one. The partial unique
