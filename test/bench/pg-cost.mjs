@@ -9,13 +9,10 @@
 // mark_dispatched); an untagged trigger's attempt is dispatched by
 // promote_due itself.
 // Usage: node test/bench/pg-cost.mjs [N]   (N divisible by 3; default 6000)
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import { openBench, root } from "./lib/infra.mjs";
+import { openBench } from "./lib/infra.mjs";
 import { cpuMs } from "./lib/procstat.mjs";
-import { benchProject, insertTriggers, pool } from "./lib/triggers.mjs";
-
-const sql = (name) => readFileSync(path.join(root, "packages", "db", "sql", `${name}.sql`), "utf8");
+import { finishValues, sql, withBenchDatabase } from "./lib/statements.mjs";
+import { insertTriggers } from "./lib/triggers.mjs";
 
 async function phase(client, label, count, fn) {
   const pid = (await client.query("SELECT pg_backend_pid() AS pid")).rows[0].pid;
@@ -29,19 +26,8 @@ async function phase(client, label, count, fn) {
   return { label, cpuUs: (cpu * 1000) / count, wallUs: (wall * 1000) / count, walBytes: wal / count };
 }
 
-/** finish_attempts' parallel arrays for a successful 200 of each id. */
-const finishValues = (ids) => {
-  const n = ids.length;
-  const fill = (v) => Array(n).fill(v);
-  return [ids, fill(new Date()), fill(200), fill('{"content-type":"text/plain"}'), fill("ok"), fill(2), fill(null), fill(false), fill(null)];
-};
-
-export async function pgCost(ctx, n = 6000, batch = 500) {
-  const database = await ctx.database();
-  const db = pool(database.url, 1);
-  const client = await db.connect();
-  try {
-    const { projectId } = await benchProject(database.url);
+export function pgCost(ctx, n = 6000, batch = 500) {
+  return withBenchDatabase(ctx, async ({ client, projectId }) => {
     const due = Math.floor(Date.now() / 1000) * 1000 - 1000;
     const rows = [];
     rows.push(await phase(client, "insert triggers (unnest, 5,000 per statement)", n, () => insertTriggers(client, projectId, { count: n, sinkBase: "http://127.0.0.1:9", dueAt: () => due, tags: ["bench"] })));
@@ -87,11 +73,7 @@ export async function pgCost(ctx, n = 6000, batch = 500) {
       }));
     }
     return rows;
-  } finally {
-    client.release();
-    await db.end();
-    await database.drop();
-  }
+  });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

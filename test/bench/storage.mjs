@@ -3,22 +3,14 @@
 // executor would, on top of H rows of earlier history, and reports per fired
 // trigger the WAL written and the bytes that stay (heap, indexes and TOAST of
 // triggers and executions, after VACUUM), with each relation's share.
+// WAL is counted server-wide: run it alone.
 // Usage: node test/bench/storage.mjs [N] [H]   (defaults 20000 and 0)
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import { openBench, root } from "./lib/infra.mjs";
-import { benchProject, insertTriggers, pool } from "./lib/triggers.mjs";
-
-const sql = (name) => readFileSync(path.join(root, "packages", "db", "sql", `${name}.sql`), "utf8");
+import { openBench } from "./lib/infra.mjs";
+import { finishValues, sql, withBenchDatabase } from "./lib/statements.mjs";
+import { insertTriggers } from "./lib/triggers.mjs";
 
 /** What the bench's target answers, as the executor records it. */
 const RESPONSE_HEADERS = JSON.stringify({ "content-type": "text/plain", "content-length": "2", date: new Date().toUTCString(), connection: "keep-alive", "keep-alive": "timeout=5" });
-
-const finishValues = (ids) => {
-  const n = ids.length;
-  const fill = (v) => Array(n).fill(v);
-  return [ids, fill(new Date()), fill(200), fill(RESPONSE_HEADERS), fill("ok"), fill(2), fill(null), fill(false), fill(null)];
-};
 
 /** Every relation (heap, TOAST, each index) of the tables that hold history, with partitions folded into their parent's name. */
 const RELATIONS = `
@@ -41,7 +33,7 @@ async function startAndFinish(client, ids, size) {
   for (let i = 0; i < ids.length; i += size) {
     const chunk = ids.slice(i, i + size);
     await client.query({ name: "start", text: sql("start_attempts"), values: [chunk, 300, 30] });
-    await client.query({ name: "finish", text: sql("finish_attempts"), values: finishValues(chunk) });
+    await client.query({ name: "finish", text: sql("finish_attempts"), values: finishValues(chunk, RESPONSE_HEADERS) });
   }
 }
 
@@ -58,12 +50,8 @@ async function fire(client, projectId, { from, count, batch = 500 }) {
   }
 }
 
-export async function storage(ctx, n = 20_000, history = 0) {
-  const database = await ctx.database();
-  const db = pool(database.url, 1);
-  const client = await db.connect();
-  try {
-    const { projectId } = await benchProject(database.url);
+export function storage(ctx, n = 20_000, history = 0) {
+  return withBenchDatabase(ctx, async ({ client, projectId }) => {
     if (history > 0) {
       await fire(client, projectId, { from: 0, count: history });
       await client.query("VACUUM ANALYZE triggers, executions");
@@ -85,11 +73,7 @@ export async function storage(ctx, n = 20_000, history = 0) {
     const was = new Map(before.map((r) => [r.name, r.bytes]));
     const rows = after.map((r) => ({ name: r.name, bytesPerFire: (r.bytes - (was.get(r.name) ?? 0)) / n }));
     return { walPerFire: wal / n, livePerFire: rows.reduce((s, r) => s + r.bytesPerFire, 0), rows };
-  } finally {
-    client.release();
-    await db.end();
-    await database.drop();
-  }
+  });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -4,8 +4,20 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import pg from "pg";
-import { applyMigrations, createApiKey, createDatabaseIfMissing, createDb, createProject, createUser, ensurePartitions, prune, revokeApiKey, setProjectQuota } from "@ttr/db";
+import {
+  applyMigrations,
+  clientRunner,
+  createApiKey,
+  createDatabaseIfMissing,
+  createDb,
+  createProject,
+  createUser,
+  ensurePartitions,
+  prune,
+  revokeApiKey,
+  setProjectQuota,
+  withPgClient,
+} from "@ttr/db";
 
 const USAGE = `usage: ttr <command> [options]
 
@@ -50,16 +62,6 @@ function wholeDays(value: string): number {
   return n;
 }
 
-async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 function uuid(value: string | undefined, flag: string): string {
   const v = need(value, flag);
@@ -90,7 +92,7 @@ async function run(argv: string[]): Promise<{ json: Record<string, unknown>; tex
   if (command === "migrate") {
     await createDatabaseIfMissing(url);
     const { applied } = await applyMigrations(url);
-    await withClient(url, (c) => ensurePartitions(c, new Date()));
+    await withPgClient(url, (c) => ensurePartitions(clientRunner(c), new Date()), "ttr-cli");
     return { json: { ok: true }, text: applied.length ? `applied ${applied.join(", ")}` : "database is up to date" };
   }
   if (command === "prune") {

@@ -52,3 +52,22 @@ export function createPgRunner(databaseUrl: string, opts: { max?: number; applic
     end: () => pool.end(),
   };
 }
+
+/** The SqlRunner interface over one plain node-postgres client (for work that needs its own session). */
+export function clientRunner(client: pg.ClientBase): SqlRunner {
+  return {
+    $queryRawUnsafe: async <T>(text: string, ...values: unknown[]) => (await client.query(text, values)).rows as T,
+    $executeRawUnsafe: async (text: string, ...values: unknown[]) => (await client.query(text, values)).rowCount ?? 0,
+  };
+}
+
+/** Runs `fn` on a connection of its own, closed afterwards. */
+export async function withPgClient<T>(databaseUrl: string, fn: (client: pg.Client) => Promise<T>, applicationName = "ttr"): Promise<T> {
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 10_000, application_name: applicationName });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}

@@ -5,8 +5,8 @@
 // executions_pYYYYMMDD) is detached without blocking firing and dropped.
 // No row is deleted one by one except the expired executions of a moved
 // trigger, so a pass costs almost nothing whatever the history size.
-import pg from "pg";
-import { query, sql, type SqlRunner } from "./sql.js";
+import { clientRunner, withPgClient } from "./pool.js";
+import { query, type SqlRunner } from "./sql.js";
 
 /** The advisory lock that keeps retention passes (scheduler, `ttr prune`) one at a time. */
 export const RETENTION_LOCK_KEY = 72707370;
@@ -67,39 +67,34 @@ export function partitionBounds(bound: string): { from: string; to: string } | n
   return { from: m[2] ?? "-infinity", to: m[3]! };
 }
 
-async function rows<T>(client: pg.ClientBase, name: string, values: unknown[] = []): Promise<T[]> {
-  return (await client.query({ text: sql(name), values })).rows as T[];
-}
-
 /** Makes the day partitions from `fromDay` through `PARTITIONS_AHEAD_DAYS` after `now` (missing ones only). */
-export async function ensurePartitions(db: SqlRunner | pg.ClientBase, now: Date, fromDay = utcDay(now)): Promise<number> {
-  const values = [fromDay, addDays(utcDay(now), PARTITIONS_AHEAD_DAYS)];
-  const [row] = "$queryRawUnsafe" in db ? await query<{ made: number }>(db, "ensure_partitions", ...values) : await rows<{ made: number }>(db, "ensure_partitions", values);
+export async function ensurePartitions(db: SqlRunner, now: Date, fromDay = utcDay(now)): Promise<number> {
+  const [row] = await query<{ made: number }>(db, "ensure_partitions", fromDay, addDays(utcDay(now), PARTITIONS_AHEAD_DAYS));
   return row?.made ?? 0;
 }
 
-async function listPartitions(client: pg.ClientBase): Promise<Partition[]> {
+async function listPartitions(db: SqlRunner): Promise<Partition[]> {
   const list: Partition[] = [];
-  for (const r of await rows<Omit<Partition, "from" | "to"> & { bound: string }>(client, "retention_partitions")) {
+  for (const r of await query<Omit<Partition, "from" | "to"> & { bound: string }>(db, "retention_partitions")) {
     const b = partitionBounds(r.bound);
     if (b) list.push({ ...r, ...b });
   }
   return list.sort((a, b) => (a.to < b.to ? -1 : 1));
 }
 
-async function finishInterruptedDetaches(client: pg.ClientBase, log: PruneOptions["log"]): Promise<void> {
-  for (const r of await rows<{ parent: string; partition: string }>(client, "retention_detach_pending")) {
+async function finishInterruptedDetaches(db: SqlRunner, log: PruneOptions["log"]): Promise<void> {
+  for (const r of await query<{ parent: string; partition: string }>(db, "retention_detach_pending")) {
     log?.("finishing an interrupted detach", { partition: r.partition });
-    await client.query(`ALTER TABLE ${ident(r.parent)} DETACH PARTITION ${ident(r.partition)} FINALIZE`);
-    await client.query(`DROP TABLE IF EXISTS ${ident(r.partition)}`);
+    await db.$executeRawUnsafe(`ALTER TABLE ${ident(r.parent)} DETACH PARTITION ${ident(r.partition)} FINALIZE`);
+    await db.$executeRawUnsafe(`DROP TABLE IF EXISTS ${ident(r.partition)}`);
   }
 }
 
 /** Waits until no transaction that began before `since` is open (or the timeout passed: false). */
-async function settle(client: pg.ClientBase, since: Date, timeoutMs: number): Promise<boolean> {
+async function settle(db: SqlRunner, since: Date, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const [r] = await rows<{ open: number }>(client, "retention_older_transactions", [since]);
+    const [r] = await query<{ open: number }>(db, "retention_older_transactions", since);
     if (!r || r.open === 0) return true;
     if (Date.now() >= deadline) return false;
     await sleep(100);
@@ -112,57 +107,53 @@ async function settle(client: pg.ClientBase, since: Date, timeoutMs: number): Pr
  * `lockWaitMs` ran out.
  */
 export async function prune(databaseUrl: string, opts: PruneOptions): Promise<PruneResult> {
+  return withPgClient(databaseUrl, (client) => pass(clientRunner(client), opts), "ttr-retention");
+}
+
+async function pass(db: SqlRunner, opts: PruneOptions): Promise<PruneResult> {
   const result: PruneResult = { executions: 0, triggers: 0, partitions: 0, moved: 0, deferred: 0 };
   const now = opts.now ?? new Date();
-  const batch = opts.batchSize ?? 1000;
   const log = opts.log;
-  const client = new pg.Client({ connectionString: databaseUrl, application_name: "ttr-retention", connectionTimeoutMillis: 10_000 });
-  await client.connect();
+  await db.$executeRawUnsafe("SET lock_timeout = '10s'");
+  if (!(await lock(db, opts.lockWaitMs ?? 0))) {
+    log?.("another retention pass is running; skipped");
+    return result;
+  }
   try {
-    await client.query("SET lock_timeout = '10s'");
-    if (!(await lock(client, opts.lockWaitMs ?? 0))) {
-      log?.("another retention pass is running; skipped");
+    await finishInterruptedDetaches(db, log);
+    const today = utcDay(now);
+    if (opts.olderThanDays <= 0) {
+      await ensurePartitions(db, now);
       return result;
     }
-    try {
-      await finishInterruptedDetaches(client, log);
-      const today = utcDay(now);
-      if (opts.olderThanDays <= 0) {
-        await ensurePartitions(client, now);
-        return result;
-      }
-      const cutoff = new Date(now.getTime() - opts.olderThanDays * DAY_MS);
-      // Survivors move to the day they became final or to today: every day
-      // from the oldest partition on needs its own (gaps are filled; no day
-      // older than the oldest partition is made).
-      const oldest = (await listPartitions(client))[0];
-      await ensurePartitions(client, now, oldest && oldest.to < today ? oldest.to : today);
-      const announced = new Date();
-      await rows(client, "retention_set_cutoff", [cutoff]);
-      if (!(await settle(client, announced, opts.settleTimeoutMs ?? 30_000))) {
-        log?.("transactions older than the cutoff announcement are still open; nothing dropped this pass");
-        result.deferred = (await listPartitions(client)).filter((p) => p.to <= utcDay(cutoff)).length;
-        return result;
-      }
-      for (const part of await listPartitions(client)) {
-        if (part.to > utcDay(cutoff)) break;
-        const dropped = await prunePartition(client, part, cutoff, today, batch, opts.pauseMs ?? 0, result, log);
-        if (!dropped) result.deferred++;
-      }
+    const cutoff = new Date(now.getTime() - opts.olderThanDays * DAY_MS);
+    // Survivors move to the day they became final or to today: every day
+    // from the oldest partition on needs its own (gaps are filled; no day
+    // older than the oldest partition is made).
+    const oldest = (await listPartitions(db))[0];
+    await ensurePartitions(db, now, oldest && oldest.to < today ? oldest.to : today);
+    const due = (await listPartitions(db)).filter((p) => p.to <= utcDay(cutoff));
+    const announced = new Date();
+    await query(db, "retention_set_cutoff", cutoff);
+    if (!(await settle(db, announced, opts.settleTimeoutMs ?? 30_000))) {
+      log?.("transactions older than the cutoff announcement are still open; nothing dropped this pass");
+      result.deferred = due.length;
       return result;
-    } finally {
-      await client.query("SELECT pg_advisory_unlock($1)", [RETENTION_LOCK_KEY]).catch(() => {});
     }
+    for (const part of due) {
+      if (!(await prunePartition(db, part, cutoff, today, opts.batchSize ?? 1000, opts.pauseMs ?? 0, result, log))) result.deferred++;
+    }
+    return result;
   } finally {
-    await client.end().catch(() => {});
+    await query(db, "retention_unlock", RETENTION_LOCK_KEY).catch(() => {});
   }
 }
 
-async function lock(client: pg.ClientBase, waitMs: number): Promise<boolean> {
+async function lock(db: SqlRunner, waitMs: number): Promise<boolean> {
   const deadline = Date.now() + waitMs;
   for (;;) {
-    const { rows: r } = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1) AS ok", [RETENTION_LOCK_KEY]);
-    if (r[0]?.ok) return true;
+    const [r] = await query<{ ok: boolean }>(db, "retention_lock", RETENTION_LOCK_KEY);
+    if (r?.ok) return true;
     if (Date.now() >= deadline) return false;
     await sleep(200);
   }
@@ -170,7 +161,7 @@ async function lock(client: pg.ClientBase, waitMs: number): Promise<boolean> {
 
 /** Moves the partition's survivors out, then drops the pair. false: something must stay for now. */
 async function prunePartition(
-  client: pg.ClientBase,
+  db: SqlRunner,
   part: Partition,
   cutoff: Date,
   today: string,
@@ -180,9 +171,9 @@ async function prunePartition(
   log: PruneOptions["log"],
 ): Promise<boolean> {
   for (;;) {
-    const ids = (await rows<{ id: string }>(client, "retention_survivors", [part.from, part.to, cutoff, batch])).map((r) => r.id);
+    const ids = (await query<{ id: string }>(db, "retention_survivors", part.from, part.to, cutoff, batch)).map((r) => r.id);
     if (ids.length === 0) break;
-    const [m] = await rows<{ moved: number; expired: number }>(client, "retention_move", [ids, part.from, part.to, cutoff, today]);
+    const [m] = await query<{ moved: number; expired: number }>(db, "retention_move", ids, part.from, part.to, cutoff, today);
     result.moved += m?.moved ?? 0;
     result.executions += m?.expired ?? 0;
     if ((m?.moved ?? 0) < ids.length) {
@@ -193,13 +184,13 @@ async function prunePartition(
   }
   const exact = part.triggerRowsEstimate + part.executionRowsEstimate <= EXACT_COUNT_LIMIT;
   const [count] = exact
-    ? await rows<{ triggers: number; executions: number }>(client, "retention_count", [part.from, part.to])
+    ? await query<{ triggers: number; executions: number }>(db, "retention_count", part.from, part.to)
     : [{ triggers: part.triggerRowsEstimate, executions: part.executionRowsEstimate }];
   // Executions first: a reader joining the two never sees executions whose
   // trigger is gone. CONCURRENTLY takes no lock that firing waits for.
-  await client.query(`ALTER TABLE executions DETACH PARTITION ${ident(part.executionsTable)} CONCURRENTLY`);
-  await client.query(`ALTER TABLE triggers DETACH PARTITION ${ident(part.triggersTable)} CONCURRENTLY`);
-  await client.query(`DROP TABLE ${ident(part.executionsTable)}, ${ident(part.triggersTable)}`);
+  await db.$executeRawUnsafe(`ALTER TABLE executions DETACH PARTITION ${ident(part.executionsTable)} CONCURRENTLY`);
+  await db.$executeRawUnsafe(`ALTER TABLE triggers DETACH PARTITION ${ident(part.triggersTable)} CONCURRENTLY`);
+  await db.$executeRawUnsafe(`DROP TABLE ${ident(part.executionsTable)}, ${ident(part.triggersTable)}`);
   result.triggers += Math.round(count?.triggers ?? 0);
   result.executions += Math.round(count?.executions ?? 0);
   result.partitions++;

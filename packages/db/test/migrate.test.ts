@@ -12,6 +12,7 @@ import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { createDb } from "../src/client.js";
+import { withPgClient } from "../src/pool.js";
 import { applyMigrations, createDatabaseIfMissing, migrationChecksum, readMigrations } from "../src/migrate.js";
 import {
   HAND_MADE_INDEXES,
@@ -38,15 +39,7 @@ const prefix = process.env.TTR_TEST_PREFIX ? `${process.env.TTR_TEST_PREFIX}_mig
 const created: string[] = [];
 const tempDirs: string[] = [];
 
-async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
+const withClient = <T>(url: string, fn: (c: pg.Client) => Promise<T>) => withPgClient(url, fn);
 
 async function scratchDatabase(): Promise<string> {
   const name = `${prefix}${randomBytes(4).toString("hex")}`;

@@ -4,7 +4,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
-import { createDb, createProject, ensurePartitions, partitionBounds, prune, query } from "../src/index.js";
+import { clientRunner, createDb, createProject, ensurePartitions as ensure, partitionBounds, prune, query } from "../src/index.js";
 import { sql } from "../src/sql.js";
 
 const DAY = 86_400_000;
@@ -14,6 +14,7 @@ let projectId: string;
 
 const day = (offset: number) => new Date(Date.now() + offset * DAY).toISOString().slice(0, 10);
 const ago = (days: number) => new Date(Date.now() - days * DAY);
+const ensurePartitions = (c: pg.Client, now: Date, from?: string) => ensure(clientRunner(c), now, from);
 
 beforeAll(async () => {
   tdb = await freshDatabase();
@@ -122,7 +123,7 @@ describe("prune", () => {
   it("announces its cutoff: a trigger that may be removed is not replayed", async () => {
     const [t] = await seed(1, { partDay: day(-2), status: "completed", updatedAt: ago(31) });
     await prune(tdb.url, { olderThanDays: 30 });
-    const replay = (id: string) => query(runner(), "session_replay", projectId, id, "replay");
+    const replay = (id: string) => query(clientRunner(client), "session_replay", projectId, id, "replay");
     expect(await replay(t!)).toEqual([]);
     const [fresh] = await seed(1, { partDay: day(-2), status: "completed", updatedAt: ago(1) });
     expect(await replay(fresh!)).toHaveLength(1);
@@ -154,10 +155,3 @@ describe("partitions", () => {
     expect(sql("ensure_partitions")).toContain("ttr_ensure_partitions");
   });
 });
-
-function runner() {
-  return {
-    $queryRawUnsafe: async <T>(q: string, ...v: unknown[]) => (await client.query(q, v)).rows as T,
-    $executeRawUnsafe: async (q: string, ...v: unknown[]) => (await client.query(q, v)).rowCount ?? 0,
-  };
-}
