@@ -1,9 +1,9 @@
 // CONTRACT §8 TTR_BLOCK_PRIVATE_NETWORKS: which addresses are refused, and
 // that a blocked attempt is a Transport error that never reaches the target.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { vettedLookup } from "../src/net-guard.js";
-import { classify, destroyAgents, isBlockedAddress, sendAttempt } from "../src/send.js";
-import { startTarget, type Target } from "./target-server.js";
+import { classify, isBlockedAddress, sendAttempt } from "../src/send.js";
+import { target, useTarget } from "./send-support.js";
 
 describe("isBlockedAddress", () => {
   it.each([
@@ -81,17 +81,7 @@ describe("vettedLookup", () => {
 });
 
 describe("attempts with blockPrivateNetworks", () => {
-  let target: Target;
-  beforeAll(async () => {
-    target = await startTarget();
-  });
-  afterAll(async () => {
-    destroyAgents();
-    await target.close();
-  });
-  beforeEach(() => {
-    target.received.length = 0;
-  });
+  useTarget();
 
   const attempt = (url: string, blockPrivateNetworks: boolean, method = "GET") =>
     sendAttempt({ method, url, headers: [], body: null, source: "schedule" }, { timeoutSeconds: 5, blockPrivateNetworks });
