@@ -11,6 +11,8 @@ import { request } from "./http.js";
 export interface TestApi {
   base: string;
   db: Db;
+  /** the dashboard read pool, with its statement timeout */
+  reads: Db;
   pg: PgRunner;
   database: TestDatabase;
   projectId: string;
@@ -20,13 +22,14 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
-export async function startApi(opts: { quota?: number } = {}): Promise<TestApi> {
+export async function startApi(opts: { quota?: number; readTimeoutMs?: number } = {}): Promise<TestApi> {
   const database = await freshDatabase();
   const db = createDb(database.url, { max: 10, applicationName: "ttr-test" });
   const redis = createRedis(redisUrl(), "ttr-test");
   const log = createLogger("api", "error");
   const pg = createPgRunner(database.url, { max: 4, applicationName: "ttr-test" });
-  const app = createApp({ db, pg, redis, log, registry: createRegistry("api") });
+  const reads = createDb(database.url, { max: 2, applicationName: "ttr-test-reads", statementTimeoutMs: opts.readTimeoutMs ?? 5_000 });
+  const app = createApp({ db, reads, pg, redis, log, registry: createRegistry("api") });
   const server = createServer(app);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -34,6 +37,7 @@ export async function startApi(opts: { quota?: number } = {}): Promise<TestApi> 
   return {
     base,
     db,
+    reads,
     pg,
     database,
     projectId,
@@ -43,6 +47,7 @@ export async function startApi(opts: { quota?: number } = {}): Promise<TestApi> 
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
       await db.$disconnect();
+      await reads.$disconnect();
       await pg.end();
       await redis.quit();
       await database.drop();

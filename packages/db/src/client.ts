@@ -10,6 +10,8 @@ export interface DbOptions {
   max?: number;
   /** name shown in pg_stat_activity */
   applicationName?: string;
+  /** the server cancels any statement of this pool that runs longer (ms) */
+  statementTimeoutMs?: number;
 }
 
 export function createDb(databaseUrl: string, opts: DbOptions = {}): Db {
@@ -20,8 +22,22 @@ export function createDb(databaseUrl: string, opts: DbOptions = {}): Db {
     connectionTimeoutMillis: 10_000,
     idleTimeoutMillis: 30_000,
     application_name: opts.applicationName ?? "ttr",
+    ...(opts.statementTimeoutMs ? { statement_timeout: opts.statementTimeoutMs } : {}),
   });
   return new PrismaClient({ adapter });
+}
+
+/**
+ * Whether `err` is PostgreSQL cancelling a statement that outran its
+ * statement_timeout (SQLSTATE 57014), as the driver adapter reports it.
+ */
+export function isStatementTimeout(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && typeof e === "object" && depth < 6; depth++) {
+    const o = e as { code?: unknown; originalCode?: unknown; meta?: { driverAdapterError?: unknown }; cause?: unknown };
+    if (o.code === "57014" || o.originalCode === "57014") return true;
+    e = o.meta?.driverAdapterError ?? o.cause;
+  }
+  return false;
 }
 
 export async function dbPing(db: Db): Promise<boolean> {

@@ -5,6 +5,12 @@ import type { Redis } from "ioredis";
 /** What the api's routes need, built once in main.ts (or by a test). */
 export interface Deps {
   db: Db;
+  /**
+   * a small pool of its own for the dashboard's reads, whose statements the
+   * server cancels past DB_READ_TIMEOUT_MS (the request then answers 503), so
+   * a slow read never holds the connections writes need
+   */
+  reads: Db;
   /** plain pg pool with prepared statements, for the statements of the hottest path (/schedule) */
   pg: PgRunner;
   redis: Redis;

@@ -5,6 +5,7 @@ export interface ApiEnv extends CommonEnv {
   PORT: number;
   HOST: string;
   DB_POOL_SIZE: number;
+  DB_READ_TIMEOUT_MS: number;
   TRUST_PROXY: boolean | number | string;
 }
 
@@ -25,6 +26,11 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env): ApiEnv {
       HOST: Joi.string().default("0.0.0.0"),
       /** PostgreSQL connections this process may open */
       DB_POOL_SIZE: Joi.number().integer().min(1).max(200).default(20),
+      /**
+       * longest a dashboard read may run before the server cancels it and
+       * the request answers 503 (its pool is separate from the writes')
+       */
+      DB_READ_TIMEOUT_MS: Joi.number().integer().min(100).max(600_000).default(5_000),
       /**
        * Which proxies in front of the api to believe about the client
        * (X-Forwarded-For, X-Forwarded-Proto): "false" (none, the default),

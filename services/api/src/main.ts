@@ -11,7 +11,12 @@ const db = createDb(env.DATABASE_URL, { max: env.DB_POOL_SIZE, applicationName: 
 const redis = createRedis(env.REDIS_URL, "ttr-api");
 const registry = createRegistry("api");
 const pg = createPgRunner(env.DATABASE_URL, { max: Math.max(2, Math.ceil(env.DB_POOL_SIZE / 2)), applicationName: "ttr-api" });
-const app = createApp({ db, pg, redis, log, registry });
+const reads = createDb(env.DATABASE_URL, {
+  max: Math.max(2, Math.ceil(env.DB_POOL_SIZE / 4)),
+  applicationName: "ttr-api-reads",
+  statementTimeoutMs: env.DB_READ_TIMEOUT_MS,
+});
+const app = createApp({ db, reads, pg, redis, log, registry });
 app.set("trust proxy", env.TRUST_PROXY);
 
 // The scheduler makes each day's history partitions ahead; the api does too,
@@ -38,7 +43,7 @@ async function shutdown(signal: string): Promise<void> {
   const timer = setTimeout(() => process.exit(0), 10_000);
   timer.unref();
   await new Promise((r) => server.once("close", r));
-  await Promise.allSettled([db.$disconnect(), redis.quit()]);
+  await Promise.allSettled([db.$disconnect(), reads.$disconnect(), redis.quit()]);
   process.exit(0);
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));

@@ -18,3 +18,13 @@ describe("TRUST_PROXY", () => {
     expect(loadEnv({ ...base, ...(text === undefined ? {} : { TRUST_PROXY: text }) }).TRUST_PROXY).toEqual(expected);
   });
 });
+
+describe("DB_READ_TIMEOUT_MS", () => {
+  it("defaults to 5 s and takes a number of milliseconds", () => {
+    expect(loadEnv(base).DB_READ_TIMEOUT_MS).toBe(5_000);
+    expect(loadEnv({ ...base, DB_READ_TIMEOUT_MS: "800" }).DB_READ_TIMEOUT_MS).toBe(800);
+  });
+  it.each(["0", "50", "abc", "1.5"])("refuses %j", (text) => {
+    expect(() => loadEnv({ ...base, DB_READ_TIMEOUT_MS: text })).toThrow(/DB_READ_TIMEOUT_MS/);
+  });
+});

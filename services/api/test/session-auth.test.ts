@@ -85,7 +85,7 @@ describe("POST /auth/login", () => {
   it("sets Secure when the request came over HTTPS", async () => {
     // Behind a TLS-terminating proxy express reports req.secure from X-Forwarded-Proto once it trusts the proxy.
     const redis = createRedis(redisUrl(), "ttr-test");
-    const app = createApp({ db: api.db, pg: api.pg, redis, log: createLogger("api", "error"), registry: createRegistry("api") });
+    const app = createApp({ db: api.db, reads: api.reads, pg: api.pg, redis, log: createLogger("api", "error"), registry: createRegistry("api") });
     app.set("trust proxy", "loopback");
     const server = createServer(app);
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));

@@ -183,9 +183,9 @@ export function dashboardRoutes(deps: Deps): express.Router {
     const filter = triggerFilter(req);
     const limit = intParam(req, "limit", DEFAULT_LIMIT, MAX_LIMIT);
     const after = cursorParam(req);
-    const keys = await d.listTriggerKeys(deps.db, projectId, filter, after, limit + 1);
+    const keys = await d.listTriggerKeys(deps.reads, projectId, filter, after, limit + 1);
     const { page, nextCursor } = paginate(keys, limit);
-    const rows = await d.loadTriggers(deps.db, projectId, page.map((k) => k.id));
+    const rows = await d.loadTriggers(deps.reads, projectId, page.map((k) => k.id));
     res.json({ triggers: rows.map(triggerJson), nextCursor });
   });
 
@@ -193,9 +193,9 @@ export function dashboardRoutes(deps: Deps): express.Router {
     const { projectId } = sessionOf(res);
     const id = String(req.params.id);
     if (!UUID.test(id)) throw notFoundTrigger();
-    const [trigger] = await d.loadTriggers(deps.db, projectId, [id]);
+    const [trigger] = await d.loadTriggers(deps.reads, projectId, [id]);
     if (!trigger) throw notFoundTrigger();
-    const executions = trigger.kind === "job" ? await d.triggerExecutions(deps.db, projectId, id) : [];
+    const executions = trigger.kind === "job" ? await d.triggerExecutions(deps.reads, projectId, id) : [];
     res.json({ trigger: triggerJson(trigger), executions: executions.map(executionJson) });
   });
 
@@ -210,7 +210,7 @@ export function dashboardRoutes(deps: Deps): express.Router {
     const deadLetterOnly = req.query.deadLetterOnly === "true";
     const limit = intParam(req, "limit", DEFAULT_LIMIT, MAX_LIMIT);
     const after = cursorParam(req);
-    const rows = await d.listExecutions(deps.db, projectId, { triggerId, deadLetterOnly }, after, limit + 1);
+    const rows = await d.listExecutions(deps.reads, projectId, { triggerId, deadLetterOnly }, after, limit + 1);
     const { page, nextCursor } = paginate(rows, limit);
     res.json({ executions: page.map(executionJson), nextCursor });
   });
@@ -218,7 +218,7 @@ export function dashboardRoutes(deps: Deps): express.Router {
   router.get("/project", auth, async (_req, res) => {
     const { projectId } = sessionOf(res);
     // The quota's month is the calendar month in UTC (CONTRACT §4).
-    const project = await d.projectUsage(deps.db, projectId, new Date().toISOString().slice(0, 7));
+    const project = await d.projectUsage(deps.reads, projectId, new Date().toISOString().slice(0, 7));
     // Deleting a project deletes its users and sessions, so only a race gets here without one.
     if (!project) throw unauthorized();
     res.json({ project });
@@ -227,7 +227,7 @@ export function dashboardRoutes(deps: Deps): express.Router {
   router.get("/stats", auth, async (req, res) => {
     const { projectId } = sessionOf(res);
     const minutes = intParam(req, "minutes", DEFAULT_MINUTES, MAX_MINUTES);
-    const buckets = await d.executionStats(deps.db, projectId, new Date(), minutes);
+    const buckets = await d.executionStats(deps.reads, projectId, new Date(), minutes);
     res.json({ buckets: buckets.map((b) => ({ ...b, minute: b.minute.toISOString() })) });
   });
 
