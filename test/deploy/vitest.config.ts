@@ -9,4 +9,6 @@ import base from "../../vitest.config.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 
-export default defineConfig({ ...base, root, test: { ...base.test, include: ["test/deploy/**/*.test.ts"] } });
+const { projects: _projects, ...shared } = base.test ?? {};
+
+export default defineConfig({ ...base, root, test: { ...shared, include: ["test/deploy/**/*.test.ts"] } });

@@ -39,7 +39,7 @@ export const HAND_MADE_INDEXES = [
   },
   {
     name: "executions_dead_letter_idx",
-    sql: `CREATE INDEX "executions_dead_letter_idx" ON "executions"("project_id", "completed_at" DESC) WHERE "is_dead_letter"`,
+    sql: `CREATE INDEX "executions_dead_letter_idx" ON "executions"("project_id", "created_at" DESC, "id" DESC) WHERE "is_dead_letter"`,
   },
   {
     name: "executions_dispatchable_idx",
@@ -56,6 +56,10 @@ export const HAND_MADE_INDEXES = [
   {
     name: "executions_reap_idx",
     sql: `CREATE INDEX "executions_reap_idx" ON "executions"("reap_after") WHERE "status" = 'started'`,
+  },
+  {
+    name: "triggers_pending_tags_idx",
+    sql: `CREATE INDEX "triggers_pending_tags_idx" ON "triggers" USING GIN ("tags") WHERE "status" IN ('registered', 'skipped', 'retrying', 'queued')`,
   },
   {
     name: "triggers_one_pending_instance",

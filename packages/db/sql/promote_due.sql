@@ -8,7 +8,7 @@
 -- Returns one row per claimed trigger with its planned execution, and
 -- whether that attempt is already dispatched.
 WITH due AS (
-  SELECT id FROM triggers
+  SELECT id, part_day FROM triggers
   WHERE status = 'registered' AND scheduled_at <= $1
   ORDER BY scheduled_at, id
   LIMIT $2
@@ -16,7 +16,7 @@ WITH due AS (
 ), claimed AS (
   UPDATE triggers t
   SET status = 'queued', attempts = t.attempts + 1, updated_at = clock_timestamp()
-  FROM due WHERE t.id = due.id
+  FROM due WHERE t.id = due.id AND t.part_day = due.part_day
   RETURNING t.id, t.part_day, t.project_id, t.generator_id, t.scheduled_at, t.attempts, COALESCE(cardinality(t.tags), 0) = 0 AS untagged
 ), planned AS (
   INSERT INTO executions (id, part_day, trigger_id, project_id, attempt_number, triggered_by, status, planned_at, created_at, dispatched_at)

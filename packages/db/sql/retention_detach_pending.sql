@@ -1,6 +1,6 @@
--- Partitions of triggers or executions whose DETACH … CONCURRENTLY was
+-- Partitions of triggers, executions or trigger_tags whose DETACH … CONCURRENTLY was
 -- interrupted; retention finalizes and drops them.
 -- Params: none. Returns parent and partition names.
 SELECT p.relname AS parent, c.relname AS partition
 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
-WHERE i.inhdetachpending AND p.relname IN ('triggers', 'executions')
+WHERE i.inhdetachpending AND p.relname IN ('triggers', 'executions', 'trigger_tags')

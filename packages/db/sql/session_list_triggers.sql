@@ -4,7 +4,9 @@
 -- Each branch reads at most $10 rows in index order and the merge keeps the
 -- first $10, so the cost follows the page size, not the project's size.
 -- A branch whose kind or status is filtered out is switched off with its
--- flag and costs nothing.
+-- flag and costs nothing. With a tag, jobs are read from trigger_tags (one
+-- B-tree range per project and tag, newest first), so a page costs the
+-- same for a rare tag as for a common one.
 -- Params: $1 project_id, $2 include jobs (bool), $3 job status filter
 -- (trigger_status or null), $4 include generators (bool), $5 generator
 -- status filter (generator_status or null), $6 tag or null, $7 custom key
@@ -17,14 +19,25 @@ SELECT kind, id::text AS id, created_at AS "createdAt"
 FROM (
   (SELECT 'job' AS kind, t.id, t.created_at
      FROM triggers t
-    WHERE $2::boolean
+    WHERE $2::boolean AND $6::text IS NULL
       AND t.project_id = $1::uuid
       AND ($3::trigger_status IS NULL OR t.status = $3::trigger_status)
-      AND ($6::text IS NULL OR t.tags @> ARRAY[$6::text])
       AND ($7::text IS NULL OR t.custom_key = $7::text)
       AND ($11::uuid IS NULL OR t.generator_id = $11::uuid)
       AND ($8::timestamptz IS NULL OR (t.created_at, t.id) < ($8::timestamptz, $9::uuid))
     ORDER BY t.created_at DESC, t.id DESC
+    LIMIT $10::int)
+  UNION ALL
+  (SELECT 'job' AS kind, t.id, t.created_at
+     FROM trigger_tags x
+     JOIN triggers t ON t.id = x.trigger_id AND t.part_day = x.part_day
+    WHERE $2::boolean AND $6::text IS NOT NULL
+      AND x.project_id = $1::uuid AND x.tag = $6::text
+      AND ($8::timestamptz IS NULL OR (x.created_at, x.trigger_id) < ($8::timestamptz, $9::uuid))
+      AND ($3::trigger_status IS NULL OR t.status = $3::trigger_status)
+      AND ($7::text IS NULL OR t.custom_key = $7::text)
+      AND ($11::uuid IS NULL OR t.generator_id = $11::uuid)
+    ORDER BY x.created_at DESC, x.trigger_id DESC
     LIMIT $10::int)
   UNION ALL
   (SELECT 'generator' AS kind, g.id, g.created_at

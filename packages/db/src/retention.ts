@@ -1,8 +1,9 @@
 // Retention (docs/retention.md): history older than the configured number of
 // days goes away a whole day partition at a time. For each day partition
 // that ended before the cutoff, the few rows that must stay are moved to a
-// newer day, then the pair of partitions (triggers_pYYYYMMDD and
-// executions_pYYYYMMDD) is detached without blocking firing and dropped.
+// newer day, then the day's partitions (triggers_pYYYYMMDD,
+// executions_pYYYYMMDD and trigger_tags_pYYYYMMDD) are detached without
+// blocking firing and dropped.
 // No row is deleted one by one except the expired executions of a moved
 // trigger, so a pass costs almost nothing whatever the history size.
 import { clientRunner, withPgClient } from "./pool.js";
@@ -47,6 +48,7 @@ export interface PruneOptions {
 interface Partition {
   triggersTable: string;
   executionsTable: string;
+  tagsTable: string;
   /** first day, or "-infinity" for the legacy partition */
   from: string;
   /** end day (exclusive) */
@@ -186,11 +188,13 @@ async function prunePartition(
   const [count] = exact
     ? await query<{ triggers: number; executions: number }>(db, "retention_count", part.from, part.to)
     : [{ triggers: part.triggerRowsEstimate, executions: part.executionRowsEstimate }];
-  // Executions first: a reader joining the two never sees executions whose
-  // trigger is gone. CONCURRENTLY takes no lock that firing waits for.
+  // Executions and tag rows first: a reader joining them to triggers never
+  // sees rows whose trigger is gone. CONCURRENTLY takes no lock that firing
+  // waits for.
   await db.$executeRawUnsafe(`ALTER TABLE executions DETACH PARTITION ${ident(part.executionsTable)} CONCURRENTLY`);
+  await db.$executeRawUnsafe(`ALTER TABLE trigger_tags DETACH PARTITION ${ident(part.tagsTable)} CONCURRENTLY`);
   await db.$executeRawUnsafe(`ALTER TABLE triggers DETACH PARTITION ${ident(part.triggersTable)} CONCURRENTLY`);
-  await db.$executeRawUnsafe(`DROP TABLE ${ident(part.executionsTable)}, ${ident(part.triggersTable)}`);
+  await db.$executeRawUnsafe(`DROP TABLE ${ident(part.executionsTable)}, ${ident(part.tagsTable)}, ${ident(part.triggersTable)}`);
   result.triggers += Math.round(count?.triggers ?? 0);
   result.executions += Math.round(count?.executions ?? 0);
   result.partitions++;

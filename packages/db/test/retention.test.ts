@@ -32,13 +32,13 @@ afterAll(async () => {
 });
 
 /** `count` triggers stored under `partDay`, each with one execution; returns their ids. */
-async function seed(count: number, t: { partDay: string; status: string; updatedAt: Date; scheduledAt?: Date; customKey?: string }, e?: { status: string; completedAt: Date | null; dispatchedAt?: Date }): Promise<string[]> {
+async function seed(count: number, t: { partDay: string; status: string; updatedAt: Date; scheduledAt?: Date; customKey?: string; tags?: string[] }, e?: { status: string; completedAt: Date | null; dispatchedAt?: Date }): Promise<string[]> {
   await ensurePartitions(client, new Date(), t.partDay);
   const { rows } = await client.query<{ id: string }>(
     `INSERT INTO triggers (project_id, custom_key, status, url, method, headers, tags, scheduled_at, created_at, updated_at, part_day)
-     SELECT $1::uuid, $2, $3::trigger_status, 'http://127.0.0.1:9/x', 'GET', '[]', '{}', $4, $5, $5, $6::date FROM generate_series(1, $7)
+     SELECT $1::uuid, $2, $3::trigger_status, 'http://127.0.0.1:9/x', 'GET', '[]', $8::text[], $4, $5, $5, $6::date FROM generate_series(1, $7)
      RETURNING id::text`,
-    [projectId, t.customKey ?? null, t.status, t.scheduledAt ?? t.updatedAt, t.updatedAt, t.partDay, count],
+    [projectId, t.customKey ?? null, t.status, t.scheduledAt ?? t.updatedAt, t.updatedAt, t.partDay, count, t.tags ?? []],
   );
   const ids = rows.map((r) => r.id);
   if (e) {
@@ -54,6 +54,30 @@ async function seed(count: number, t: { partDay: string; status: string; updated
 const count = async (table: string, where = "true", values: unknown[] = []) =>
   Number((await client.query(`SELECT count(*) AS n FROM ${table} WHERE ${where}`, values)).rows[0].n);
 const exists = async (name: string) => (await client.query("SELECT to_regclass($1) AS r", [name])).rows[0].r !== null;
+
+describe("trigger_tags follows triggers", () => {
+  const tagsOf = async (id: string) =>
+    (await client.query("SELECT tag, part_day::text AS d FROM trigger_tags WHERE trigger_id = $1::uuid ORDER BY tag", [id])).rows;
+
+  it("gets a row per distinct tag on insert, new rows when the tags change, none left on delete", async () => {
+    const [id] = await seed(1, { partDay: day(0), status: "registered", updatedAt: new Date(), tags: ["b", "a", "b"] });
+    expect(await tagsOf(id!)).toEqual([{ tag: "a", d: day(0) }, { tag: "b", d: day(0) }]);
+    await client.query("UPDATE triggers SET status = 'queued' WHERE id = $1::uuid", [id]);
+    expect(await tagsOf(id!)).toHaveLength(2);
+    await client.query("UPDATE triggers SET tags = '{c}' WHERE id = $1::uuid", [id]);
+    expect(await tagsOf(id!)).toEqual([{ tag: "c", d: day(0) }]);
+    await client.query("UPDATE triggers SET tags = '{}' WHERE id = $1::uuid", [id]);
+    expect(await tagsOf(id!)).toEqual([]);
+    await client.query("UPDATE triggers SET tags = '{d}' WHERE id = $1::uuid", [id]);
+    await client.query("DELETE FROM triggers WHERE id = $1::uuid", [id]);
+    expect(await tagsOf(id!)).toEqual([]);
+  });
+
+  it("writes nothing for a trigger without tags", async () => {
+    const [id] = await seed(1, { partDay: day(0), status: "registered", updatedAt: new Date() });
+    expect(await tagsOf(id!)).toEqual([]);
+  });
+});
 
 describe("prune", () => {
   it("drops the old day's partitions, keeping (and moving) what must stay", async () => {
@@ -90,6 +114,18 @@ describe("prune", () => {
     expect(await count("triggers", "part_day = $1::date", [day(-10)])).toBe(4);
 
     expect(await prune(tdb.url, { olderThanDays: 30 })).toMatchObject({ triggers: 0, executions: 0, partitions: 0 });
+  });
+
+  it("moves a survivor's tag rows with it and drops the day's tag rows with the day", async () => {
+    const d = day(-42);
+    const gone = await seed(3, { partDay: d, status: "completed", updatedAt: ago(42), tags: ["billing"] });
+    const [stays] = await seed(1, { partDay: d, status: "registered", updatedAt: ago(42), scheduledAt: new Date(Date.now() + DAY), tags: ["billing", "eu"] });
+    expect(await count("trigger_tags", "part_day = $1::date", [d])).toBe(5);
+    expect(await prune(tdb.url, { olderThanDays: 30 })).toMatchObject({ triggers: 3, moved: 1 });
+    expect(await exists(`trigger_tags_p${d.replaceAll("-", "")}`)).toBe(false);
+    expect(await count("trigger_tags", "trigger_id = ANY($1::uuid[])", [gone])).toBe(0);
+    const tagRows = await client.query("SELECT tag, part_day::text AS d FROM trigger_tags WHERE trigger_id = $1::uuid ORDER BY tag", [stays]);
+    expect(tagRows.rows).toEqual([{ tag: "billing", d: day(0) }, { tag: "eu", d: day(0) }]);
   });
 
   it("keeps everything with 0 days", async () => {

@@ -1,0 +1,215 @@
+// Every statement that runs periodically (scheduler, executor, retention) or
+// on a request (api, dashboard) stays index-served on a database holding
+// over a million history rows: its plan reads no large table whole, and its
+// buffer count and time stay bounded. A change that brings back a scan of
+// the history fails here.
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
+import { seedHistory } from "../../../test/support/history.js";
+import { createDb, createProject } from "../src/index.js";
+import { sql } from "../src/sql.js";
+
+const HISTORY = 600_000; // finished triggers, each with one execution (1.2M history rows)
+const PENDING = 100_000;
+/** A relation this big must never be read whole. */
+const LARGE = 5_000;
+/**
+ * Shared buffers (8 kB each) one statement may touch: a fixed allowance plus
+ * a few per row it returns (index, heap, lock), never the history's.
+ */
+const BUFFERS = 1_000;
+const BUFFERS_PER_ROW = 8;
+/** Wall time of one statement on the server; generous for a loaded CI machine. */
+const MILLIS = 250;
+
+let tdb: TestDatabase;
+let client: pg.Client;
+let project: string;
+let other: string;
+const large = new Set<string>();
+let historyTrigger: string;
+let pendingTrigger: string;
+let pendingKey = "";
+let historyKey = "";
+
+beforeAll(async () => {
+  tdb = await freshDatabase();
+  const db = createDb(tdb.url, { max: 1 });
+  project = (await createProject(db, "guard", 1_000_000_000)).projectId;
+  other = (await createProject(db, "neighbour", 1_000_000_000)).projectId;
+  await db.$disconnect();
+  client = new pg.Client({ connectionString: tdb.url });
+  await client.connect();
+  await seedHistory(client, { projectIds: [project, other], history: HISTORY, pending: PENDING });
+  const { rows } = await client.query<{ relname: string }>(
+    "SELECT relname FROM pg_class WHERE relkind = 'r' AND reltuples > $1 AND relname ~ '^(triggers|executions)'",
+    [LARGE],
+  );
+  for (const r of rows) large.add(r.relname);
+  historyTrigger = (await client.query("SELECT md5('t' || 2)::uuid::text AS id")).rows[0].id;
+  const pending = await client.query(
+    "SELECT id::text, custom_key FROM triggers WHERE project_id = $1 AND status = 'registered' AND custom_key IS NOT NULL LIMIT 1",
+    [project],
+  );
+  pendingTrigger = pending.rows[0].id;
+  pendingKey = pending.rows[0].custom_key;
+  historyKey = (await client.query("SELECT custom_key FROM triggers WHERE id = md5('t' || 20)::uuid")).rows[0].custom_key;
+}, 240_000);
+
+afterAll(async () => {
+  await client?.end();
+  await tdb?.drop();
+});
+
+interface PlanNode {
+  "Node Type": string;
+  "Relation Name"?: string;
+  "Shared Hit Blocks"?: number;
+  "Shared Read Blocks"?: number;
+  "Actual Rows"?: number;
+  Plans?: PlanNode[];
+}
+
+function seqScans(node: PlanNode, out: string[] = []): string[] {
+  if (node["Node Type"] === "Seq Scan" && node["Relation Name"] && large.has(node["Relation Name"])) out.push(node["Relation Name"]);
+  for (const child of node.Plans ?? []) seqScans(child, out);
+  return out;
+}
+
+interface Plan {
+  scans: string[];
+  buffers: number;
+  rows: number;
+  ms: number;
+}
+
+/** A parameter value as an SQL literal of unknown type (EXECUTE takes no bound parameters). */
+function literal(v: unknown): string {
+  if (v === null || v === undefined) return "NULL";
+  const element = (x: unknown) => (x === null ? "NULL" : `"${(x instanceof Date ? x.toISOString() : String(x)).replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`);
+  const text = v instanceof Date ? v.toISOString() : Array.isArray(v) ? `{${v.map(element).join(",")}}` : String(v);
+  return client.escapeLiteral(text);
+}
+
+/**
+ * Runs the named statement under EXPLAIN ANALYZE (rolled back) and returns
+ * what its plan did. `generic`: planned once for any parameter values, as a
+ * statement a pool prepares is after its first executions.
+ */
+async function explain(name: string, values: unknown[], generic = false): Promise<Plan> {
+  await client.query("BEGIN");
+  try {
+    let text = `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql(name)}`;
+    if (generic) {
+      await client.query("SET LOCAL plan_cache_mode = force_generic_plan");
+      await client.query(`PREPARE guard_generic AS ${sql(name)}`);
+      const args = values.length ? `(${values.map(literal).join(", ")})` : "";
+      text = `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE guard_generic${args}`;
+    }
+    const { rows } = await client.query(text, generic ? [] : values);
+    const { Plan: plan, "Execution Time": ms } = (rows[0]["QUERY PLAN"] as Array<{ Plan: PlanNode; "Execution Time": number }>)[0]!;
+    return { scans: seqScans(plan), buffers: (plan["Shared Hit Blocks"] ?? 0) + (plan["Shared Read Blocks"] ?? 0), rows: plan["Actual Rows"] ?? 0, ms };
+  } finally {
+    await client.query("ROLLBACK");
+    if (generic) await client.query("DEALLOCATE ALL");
+  }
+}
+
+const now = () => new Date();
+const noId = "00000000-0000-4000-8000-000000000000";
+
+type Case = [label: string, name: string, values: () => unknown[]];
+
+const periodic: Case[] = [
+  ["promote due triggers", "promote_due", () => [now(), 500]],
+  ["select dispatchable attempts", "select_dispatchable", () => [now(), 500]],
+  ["select held attempts", "select_held", () => [now(), 100, [], []]],
+  ["count held attempts", "count_held", () => [now()]],
+  ["next planned attempt", "next_planned_at", () => [now()]],
+  ["stale dispatched attempts", "stale_dispatched", () => [new Date(Date.now() - 30_000), 500]],
+  ["reap lost attempts", "reap_lost", () => [now(), 500]],
+  ["recurring triggers without an instance", "generators_without_pending", () => [500]],
+  ["limiting policies", "limiting_policies", () => []],
+  ["in flight for a tag", "in_flight_for_tag", () => [project, "billing"]],
+  ["tags of an attempt", "attempt_tags", () => [noId]],
+  ["start attempts", "start_attempts", () => [[noId], 30, 60]],
+  ["mark dispatched", "mark_dispatched", () => [[noId]]],
+  ["hold attempts", "hold_attempts", () => [[noId], "billing"]],
+  ["finish attempts", "finish_attempts", () => [[noId], [now()], [200], ["{}"], [""], [0], [null], [false], [null]]],
+];
+
+const perRequest: Case[] = [
+  ["pending trigger by key", "find_pending_trigger_by_key", () => [project, pendingKey]],
+  ["pending trigger by a finished key", "find_pending_trigger_by_key", () => [project, historyKey]],
+  ["latest trigger by key", "find_latest_trigger_by_key", () => [project, historyKey]],
+  ["trigger by id", "find_trigger_by_id", () => [project, historyTrigger]],
+  ["cancel a trigger", "cancel_trigger", () => [pendingTrigger]],
+  ["consume quota", "consume_quota", () => [project, new Date().toISOString().slice(0, 7), 1]],
+  ["declare candidates (tag with history)", "declare_candidate_triggers", () => [project, "billing"]],
+  ["declare candidates (unknown tag)", "declare_candidate_triggers", () => [project, "nothing-here"]],
+  ["bulk pending by key", "bulk_pending_triggers_by_key", () => [project, [pendingKey, historyKey]]],
+  [
+    "bulk cancel targets by tag",
+    "bulk_resolve_cancels",
+    () => [project, JSON.stringify([{ n: 0, by: "tag", uuid: null, value: "billing" }, { n: 1, by: "string", uuid: null, value: historyKey }])],
+  ],
+];
+
+const prepared: Case[] = [
+  ["start attempts", "start_attempts", () => [[noId], 30, 60]],
+  ["finish attempts", "finish_attempts", () => [[noId], [now()], [200], ["{}"], [""], [0], [null], [false], [null]]],
+  ["project by key hash", "find_project_by_key_hash", () => ["0".repeat(64)]],
+  ["consume quota", "consume_quota", () => [project, new Date().toISOString().slice(0, 7), 1]],
+];
+
+const listTriggers = (f: { jobs?: boolean; status?: string | null; tag?: string | null; key?: string | null; after?: boolean }) => () => [
+  project, f.jobs ?? true, f.status ?? null, true, null, f.tag ?? null, f.key ?? null,
+  f.after ? new Date(Date.now() - 10 * 86_400_000) : null, f.after ? noId : null, 50, null,
+];
+
+const dashboard: Case[] = [
+  ["trigger list, first page", "session_list_triggers", listTriggers({})],
+  ["trigger list, a later page", "session_list_triggers", listTriggers({ after: true })],
+  ["trigger list by status", "session_list_triggers", listTriggers({ status: "completed" })],
+  ["trigger list by a rare status", "session_list_triggers", listTriggers({ status: "running" })],
+  ["trigger list by a tag with history", "session_list_triggers", listTriggers({ tag: "billing" })],
+  ["trigger list by a tag with no rows", "session_list_triggers", listTriggers({ tag: "nothing-here" })],
+  ["trigger list by custom key", "session_list_triggers", listTriggers({ key: historyKey })],
+  ["executions list", "session_list_executions", () => [project, null, false, null, null, 50]],
+  ["executions list, a later page", "session_list_executions", () => [project, null, false, new Date(Date.now() - 10 * 86_400_000), noId, 50]],
+  ["dead letters", "session_list_executions", () => [project, null, true, null, null, 50]],
+  ["executions of a trigger", "session_trigger_executions", () => [project, historyTrigger]],
+  ["trigger detail", "session_load_triggers", () => [project, [historyTrigger, pendingTrigger]]],
+  ["find any trigger", "session_find_any_trigger", () => [project, historyTrigger]],
+  ["replay", "session_replay", () => [project, historyTrigger, "replay"]],
+  ["retry now", "session_retry_now", () => [project, historyTrigger]],
+  ["stats, last hour", "session_stats", () => [project, new Date(Math.floor(Date.now() / 60_000) * 60_000 - 59 * 60_000), 60]],
+  ["project and usage", "session_project", () => [project, new Date().toISOString().slice(0, 7)]],
+];
+
+function expectIndexServed(name: string, plan: Plan): void {
+  expect(plan.scans, `${name} reads a large table whole`).toEqual([]);
+  expect(plan.buffers, `${name} touched ${plan.buffers} buffers for ${plan.rows} rows`).toBeLessThanOrEqual(BUFFERS + BUFFERS_PER_ROW * plan.rows);
+  expect(plan.ms).toBeLessThan(MILLIS);
+}
+
+describe(`statements on ${HISTORY * 2 + PENDING} rows stay index-served`, () => {
+  for (const [group, cases] of [["periodic", periodic], ["per request", perRequest], ["dashboard", dashboard]] as const) {
+    describe(group, () => {
+      it.each(cases)("%s", async (_label, name, values) => {
+        expectIndexServed(name, await explain(name, values()));
+      });
+    });
+  }
+  // The executor and /schedule run these as prepared statements (a plain pg
+  // pool, createPgRunner), which PostgreSQL plans once for any values after
+  // a few executions: that generic plan must be index-served too. The other
+  // statements go through Prisma's driver adapter, unnamed, and are planned
+  // for their values on every call.
+  describe("prepared statements, with a generic plan", () => {
+    it.each(prepared)("%s", async (_label, name, values) => {
+      expectIndexServed(name, await explain(name, values(), true));
+    });
+  });
+});
