@@ -12,7 +12,7 @@ export function createMetrics(registry: prom.Registry, queue: Queue) {
     tickSeconds: new prom.Histogram({
       name: "ttr_scheduler_tick_duration_seconds",
       help: "Time one scheduler tick takes",
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.25, 0.5, 1, 2.5, 5],
       registers: [registry],
     }),
     retentionRemoved: new prom.Counter({

@@ -4,6 +4,7 @@ import { apiOnce } from "./api.mjs";
 import { baselineBurstOnce, burstOnce } from "./burst.mjs";
 import { declareOnce } from "./declare.mjs";
 import { heldOnce } from "./held.mjs";
+import { largeStateOnce, largeStateSizes } from "./large-state.mjs";
 import { pgCost } from "../pg-cost.mjs";
 import { scaleOnce } from "./scale.mjs";
 import { baselineSteadyOnce, steadyOnce } from "./steady.mjs";
@@ -15,6 +16,9 @@ import { baselineSteadyOnce, steadyOnce } from "./steady.mjs";
  * @property {number} [runs]  repetitions (default: the run's --runs)
  * @property {(ctx: import("../lib/infra.mjs").BenchContext, opts: {quick: boolean, config: import("../config.mjs").Config, log: (m: string) => void}) => Promise<object>} once
  */
+
+const large = largeStateSizes();
+const n = (x) => x.toLocaleString("en-US");
 
 /** @type {Record<string, Scenario>} */
 export const scenarios = {
@@ -29,6 +33,12 @@ export const scenarios = {
   scale: { summary: "1, 2 and 4 executors against a sink that holds each request 200 ms", config: tuned, once: scaleOnce },
   declare: { summary: "/declare of 10,000 keyed items (added, unchanged, 1% changed) and /bulk of 10,000 upserts", config: tuned, once: declareOnce },
   held: { summary: "100,000 triggers held at rate 0 must not slow other tags at 200/s", config: tuned, once: heldOnce },
+  "large-state": {
+    summary: `an empty database vs one holding ${n(large.pending)} pending one-shots and ${n(large.history)} completed ones with their executions (TTR_BENCH_PENDING, TTR_BENCH_HISTORY; --quick: 20,000 and 200,000): steady 300 and 1,000/s for ${large.seconds} s, scheduler ticks, bytes and WAL per fire, /schedule at ${large.scheduleRate}/s, dashboard reads, API-key operations, and a retention pass over ${n(large.retention)} rows older than 40 days (TTR_BENCH_RETENTION) during 300/s (one run)`,
+    config: tuned,
+    runs: 1,
+    once: largeStateOnce,
+  },
   pg: {
     summary: "PostgreSQL CPU, wall time and WAL per trigger of each firing statement, run by hand on one connection",
     config: tuned,

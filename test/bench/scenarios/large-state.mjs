@@ -1,0 +1,390 @@
+// large-state: what a big database costs. The same measurements, in one run,
+// on two states side by side: an empty database, and a large one
+// (TTR_BENCH_PENDING pending one-shots due over the next 30 days and
+// TTR_BENCH_HISTORY completed one-shots with one execution each over the
+// past 25 days, half in the firing project and half in another; seeded by
+// lib/large-state-seed.mjs). On each state, with the tuned services:
+// - steady firing at 300 and 1,000 per s: lateness, early / missed /
+//   doubled, and the scheduler's tick durations over the window (its
+//   ttr_scheduler_tick_duration_seconds histogram, scraped before and after);
+// - live bytes (triggers and executions partitions with their indexes and
+//   TOAST, after VACUUM) and WAL written per fired one-shot, around the
+//   300/s window; WAL is counted server-wide, so it is an upper bound when
+//   anything else runs on the server;
+// - POST /schedule latency at a fixed 200 req/s (autocannon, as api.mjs);
+// - the dashboard's reads through a signed-in session, and operations with
+//   the API key (cancel by id, by custom key and by tag, /declare).
+// On the large state also a retention pass (prune from @ttr/db, 30 days)
+// over TTR_BENCH_RETENTION more completed rows older than 40 days, started
+// 5 s into a window of steady firing at 300/s. The scheduler's own hourly
+// retention is off (TTR_RETENTION_DAYS=0) so that the pass runs only then.
+import autocannon from "autocannon";
+import { createDb, createProject, prune } from "@ttr/db";
+import { seedLargeState, seedOpTargets, seedPolicies } from "../lib/large-state-seed.mjs";
+import { cpuMeter, machineCpuMs, serverGroups } from "../lib/procstat.mjs";
+import { startTtr, ttrGroups } from "../lib/services.mjs";
+import { dashboardSession, repeat, timed } from "../lib/session-client.mjs";
+import { startSink } from "../lib/sink.mjs";
+import { analyzeFiring, secondAfter, sleep } from "../lib/stats.mjs";
+import { benchProject, insertTriggers, pool } from "../lib/triggers.mjs";
+
+/** A whole number from the environment, or null when unset. */
+function envCount(name) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return null;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`${name} must be a whole number, not ${raw}`);
+  return n;
+}
+
+/** The scenario's sizes: row counts from TTR_BENCH_PENDING / _HISTORY / _RETENTION when set. */
+export function largeStateSizes(quick = false) {
+  const rows = quick ? { pending: 20_000, history: 200_000, retention: 20_000 } : { pending: 1_000_000, history: 10_000_000, retention: 1_000_000 };
+  return {
+    pending: envCount("TTR_BENCH_PENDING") ?? rows.pending,
+    history: envCount("TTR_BENCH_HISTORY") ?? rows.history,
+    retention: envCount("TTR_BENCH_RETENTION") ?? rows.retention,
+    rates: [300, 1000],
+    seconds: quick ? 3 : 30,
+    warmupSeconds: 5,
+    /** the retention pass starts this long after the window's first due second */
+    retentionAfterS: quick ? 1 : 5,
+    scheduleRate: 200,
+    scheduleSeconds: quick ? 2 : 10,
+    /** sequential requests per dashboard read and per repeated operation */
+    reads: 20,
+    cancelByTag: 1000,
+    declareItems: quick ? 500 : 10_000,
+    /** after seeding, wait this long at most for a checkpoint to end, so that the seed's writes are not flushed during the windows */
+    settleMaxS: quick ? 0 : 330,
+  };
+}
+
+const DAY_MS = 86_400_000;
+const PAGE = 50;
+
+// ---- firing windows ----------------------------------------------------------
+
+const TICK = "ttr_scheduler_tick_duration_seconds";
+
+/** The scheduler's tick histogram: cumulative bucket counts by upper bound (s), sum and count. */
+async function scrapeTicks(sys) {
+  const text = await fetch(`http://127.0.0.1:${sys.scheduler.port}/metrics`).then((r) => r.text());
+  const buckets = new Map();
+  let sum = 0;
+  let count = 0;
+  // Lines carry the registry's default labels (service="scheduler") beside le.
+  for (const line of text.split("\n")) {
+    const m = new RegExp(`^${TICK}_(bucket|sum|count)(?:\\{([^}]*)\\})? (\\S+)$`).exec(line);
+    if (!m) continue;
+    const value = Number(m[3]);
+    if (m[1] === "sum") sum = value;
+    else if (m[1] === "count") count = value;
+    else {
+      const le = /(?:^|,)le="([^"]+)"/.exec(m[2] ?? "")?.[1];
+      if (le) buckets.set(le === "+Inf" ? Number.POSITIVE_INFINITY : Number(le), value);
+    }
+  }
+  if (buckets.size === 0) throw new Error(`the scheduler's /metrics has no ${TICK} histogram`);
+  return { buckets, sum, count };
+}
+
+/**
+ * Ticks between two scrapes: ticks over 100, 200 and 250 ms are counted
+ * (bucket bounds), and the longest tick is known only as the upper bound of
+ * the highest bucket that gained one.
+ */
+function tickFigures(a, b) {
+  const count = b.count - a.count;
+  const within = (le) => (b.buckets.get(le) ?? 0) - (a.buckets.get(le) ?? 0);
+  const bounds = [...b.buckets.keys()].sort((x, y) => x - y);
+  const maxBound = bounds.find((le) => within(le) >= count) ?? Number.POSITIVE_INFINITY;
+  return {
+    count,
+    meanMs: count > 0 ? ((b.sum - a.sum) / count) * 1000 : Number.NaN,
+    over100ms: count - within(0.1),
+    over200ms: b.buckets.has(0.2) ? count - within(0.2) : Number.NaN,
+    over250ms: count - within(0.25),
+    maxAtMostMs: count > 0 ? maxBound * 1000 : Number.NaN,
+  };
+}
+
+const RELATIONS = `
+SELECT coalesce(sum(pg_total_relation_size(i.inhrelid)), 0)::float8 AS bytes, pg_current_wal_lsn()::text AS lsn
+FROM pg_inherits i
+WHERE i.inhparent IN ('triggers'::regclass, 'executions'::regclass)`;
+
+const utcDay = (ms) => new Date(ms).toISOString().slice(0, 10);
+
+/**
+ * Bytes of every triggers and executions partition (heap, indexes, TOAST)
+ * and the WAL position, after a VACUUM of the day partitions the bench's
+ * rows go to (what autovacuum would do; it is off on some servers).
+ */
+async function storageMark(db, days) {
+  for (const day of new Set(days)) {
+    const suffix = day.replaceAll("-", "");
+    const { rows } = await db.query("SELECT to_regclass($1) IS NOT NULL AS ok", [`triggers_p${suffix}`]);
+    if (rows[0].ok) await db.query(`VACUUM triggers_p${suffix}, executions_p${suffix}`);
+  }
+  const { rows } = await db.query(RELATIONS);
+  return { bytes: rows[0].bytes, lsn: rows[0].lsn };
+}
+
+/**
+ * One window on running services: `rate` triggers due at each second for
+ * `seconds` (sink slots `from` …), after an unmeasured warm-up at the same
+ * rate. `during(t0)`, if given, is started before the window and awaited
+ * after it; `bytes` measures storage around it.
+ * @param {{db: import("pg").Pool, sys: any, sink: import("../lib/sink.mjs").Sink, projectId: string, warmIds: {next: number}}} env
+ * @param {{rate: number, seconds: number, warmupSeconds: number, from: number, bytes?: boolean, during?: (t0: number) => Promise<object>, endedAt?: number}} w
+ *   endedAt is set to when the last trigger arrived (or the wait gave up)
+ */
+async function fireWindow(env, w) {
+  const { db, sys, sink, projectId } = env;
+  const count = w.rate * w.seconds;
+  const warm = w.rate * w.warmupSeconds;
+  const offset = (i) => Math.floor(i / w.rate) * 1000;
+  const before = w.bytes ? await storageMark(db, [utcDay(Date.now())]) : null;
+  const warmups0 = sink.warmups();
+  const t0 = secondAfter(1500 + (count + warm) / 20) + w.warmupSeconds * 1000;
+  const idBase = env.warmIds.next;
+  env.warmIds.next += warm;
+  await insertTriggers(db, projectId, { count: warm, sinkBase: `${sink.base}/w`, dueAt: (n) => t0 - w.warmupSeconds * 1000 + offset(n), idBase });
+  await insertTriggers(db, projectId, { from: w.from, count, sinkBase: sink.base, dueAt: (n) => t0 + offset(n - w.from) });
+  if (Date.now() > t0 - 200) throw new Error(`inserting ${count + warm} triggers took too long: ${Date.now() - t0} ms past T0`);
+  // Settled at once, so that a failure is not an unhandled rejection before the window ends.
+  const during = w.during ? w.during(t0).then((value) => ({ value }), (error) => ({ error })) : null;
+
+  const meter = await cpuMeter({ ...ttrGroups(sys), ...serverGroups(db) });
+  await sleep(t0 - Date.now());
+  const ticks0 = await scrapeTicks(sys);
+  await meter.reset();
+  const machine0 = machineCpuMs();
+  const own0 = process.cpuUsage();
+  const wall0 = Date.now();
+  const target = sink.distinct() + count;
+  const lastDue = t0 + offset(count - 1);
+  await sink.waitFor(target, { deadline: lastDue, stallMs: Number.POSITIVE_INFINITY });
+  const complete = await sink.waitFor(target, { deadline: lastDue + 300_000 });
+  w.endedAt = Date.now();
+  const ticks1 = await scrapeTicks(sys);
+  const cpu = await meter.read();
+  const wallMs = Date.now() - wall0;
+  const own = process.cpuUsage(own0);
+  const ours = Object.values(cpu).reduce((a, b) => a + b, 0) + (own.user + own.system) / 1000;
+  await sleep(1000); // duplicates, if any, come right after
+  const f = analyzeFiring(sink, { from: w.from, count, dueAt: (n) => t0 + offset(n - w.from) });
+  const out = {
+    count,
+    received: f.received,
+    early: f.early,
+    missed: f.missed,
+    duplicated: f.duplicated,
+    lateness: { p50: f.lateness.p50, p99: f.lateness.p99, max: f.lateness.max },
+    ticks: tickFigures(ticks0, ticks1),
+    otherCpuPct: (100 * (machineCpuMs() - machine0 - ours)) / wallMs,
+  };
+  if (!complete) out.tail = sys.procs.map((p) => `--- ${p.name}\n${p.tail()}`).join("\n");
+  if (during) {
+    const d = await during;
+    if (d.error) throw d.error;
+    out.during = d.value;
+  }
+  if (before) {
+    const after = await storageMark(db, [utcDay(wall0 - 60_000), utcDay(Date.now())]);
+    const fired = f.received + (sink.warmups() - warmups0);
+    const { rows } = await db.query("SELECT pg_wal_lsn_diff($1::pg_lsn, $2::pg_lsn)::float8 AS wal", [after.lsn, before.lsn]);
+    out.bytes = { fired, livePerFire: (after.bytes - before.bytes) / fired, walPerFire: rows[0].wal / fired };
+  }
+  return out;
+}
+
+// ---- the api -----------------------------------------------------------------
+
+function autocannonRun(options) {
+  return new Promise((resolve, reject) => autocannon(options, (err, r) => (err ? reject(err) : resolve(r))));
+}
+
+/** POST /schedule at a fixed rate (autocannon -R, 8 connections, no coordinated-omission correction, as api.mjs), after a 2-s warm-up. */
+async function scheduleLatency(base, apiKey, rate, seconds) {
+  const options = {
+    url: `${base}/schedule`,
+    method: "POST",
+    headers: { "ttr-api-key": apiKey, "ttr-url": "http://127.0.0.1:9/t/0", "ttr-scheduled-at": "2099-01-01T00:00:00Z", "content-type": "application/json" },
+    body: '{"hello":"world"}',
+    connections: 8,
+    ignoreCoordinatedOmission: true,
+  };
+  await autocannonRun({ ...options, overallRate: 100, duration: 2 });
+  const r = await autocannonRun({ ...options, overallRate: rate, duration: seconds });
+  return { p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max, sentPerS: r.requests.total / seconds, failed: r.errors + r.timeouts + r.non2xx };
+}
+
+/** The dashboard's reads, each `n` times in a row (after one warm-up), in ms. */
+async function dashboardReads(base, url, db, projectId, n) {
+  const session = await dashboardSession(base, url, projectId);
+  // A completed trigger with a custom key (seeded history), else any completed one (a fired one).
+  const keyed = await db.query("SELECT id::text AS id, custom_key AS key FROM triggers WHERE project_id = $1 AND status = 'completed' AND custom_key IS NOT NULL LIMIT 1", [projectId]);
+  const any = keyed.rows[0] ?? (await db.query("SELECT id::text AS id, NULL AS key FROM triggers WHERE project_id = $1 AND status = 'completed' LIMIT 1", [projectId])).rows[0];
+  if (!any) throw new Error("no completed trigger to read");
+  const first = JSON.parse((await session.get(`/triggers?limit=${PAGE}`)).text);
+  if (!first.nextCursor) throw new Error("GET /triggers: no second page");
+  const reads = {
+    "GET /triggers (first page)": `/triggers?limit=${PAGE}`,
+    "GET /triggers, second page (cursor)": `/triggers?limit=${PAGE}&cursor=${first.nextCursor}`,
+    "GET /triggers?tag= (tag without rows)": `/triggers?limit=${PAGE}&tag=no-such-tag`,
+    "GET /triggers?tag= (tag with rows)": `/triggers?limit=${PAGE}&tag=billing`,
+    "GET /triggers?status=registered": `/triggers?limit=${PAGE}&status=registered`,
+    "GET /triggers?status=retrying (no rows)": `/triggers?limit=${PAGE}&status=retrying`,
+    "GET /triggers?customKey=": `/triggers?limit=${PAGE}&customKey=${encodeURIComponent(any.key ?? "order-1")}`,
+    "GET /executions (first page)": `/executions?limit=${PAGE}`,
+    "GET /executions?deadLetterOnly=true": `/executions?limit=${PAGE}&deadLetterOnly=true`,
+    "GET /triggers/:id (detail with executions)": `/triggers/${any.id}`,
+    "GET /executions?triggerId=": `/executions?limit=${PAGE}&triggerId=${any.id}`,
+    "GET /stats?minutes=60": "/stats?minutes=60",
+    "GET /project": "/project",
+    "GET /tag-policies": "/tag-policies",
+  };
+  const out = {};
+  for (const [label, path] of Object.entries(reads)) out[label] = await repeat(label, n, () => session.get(path));
+  return out;
+}
+
+/** API-key operations: cancel by id and by custom key (n each), by tag (one call), /declare (added, then unchanged). */
+async function apiOps(base, apiKey, targets, size) {
+  const key = { "ttr-api-key": apiKey };
+  const json = { ...key, "content-type": "application/json" };
+  const out = {};
+  out["DELETE /cancel (ttr-trigger-id)"] = await repeat("DELETE /cancel by id", size.reads, (i) => timed(`${base}/cancel`, { method: "DELETE", headers: { ...key, "ttr-trigger-id": targets.ids[i + 1] } }), 204);
+  out["DELETE /cancel (ttr-custom-key)"] = await repeat("DELETE /cancel by key", size.reads, (i) => timed(`${base}/cancel`, { method: "DELETE", headers: { ...key, "ttr-custom-key": targets.keys[i + 1] } }), 204);
+  const byTag = await timed(`${base}/bulk`, { method: "POST", headers: json, body: JSON.stringify({ cancels: [{ tag: "cancel-me" }] }) });
+  const cancelled = byTag.status === 200 ? JSON.parse(byTag.text).summary.cancelled : -1;
+  if (cancelled !== size.cancelByTag) throw new Error(`POST /bulk cancel by tag: ${byTag.status}, cancelled ${cancelled} of ${size.cancelByTag}: ${byTag.text.slice(0, 300)}`);
+  out[`POST /bulk cancels [{tag}] (${size.cancelByTag.toLocaleString("en-US")} pending)`] = byTag.ms;
+  const at = new Date(Math.floor(Date.now() / 1000) * 1000 + DAY_MS).toISOString();
+  const items = Array.from({ length: size.declareItems }, (_, i) => ({ customKey: `d${i}`, url: `http://127.0.0.1:9/t/${i}`, scheduledAt: at, method: "POST", body: { n: i } }));
+  const body = JSON.stringify({ tag: "bench-declare", items });
+  for (const [label, expect] of [["added", "added"], ["unchanged", "unchanged"]]) {
+    const r = await timed(`${base}/declare`, { method: "POST", headers: json, body });
+    const got = r.status === 200 ? JSON.parse(r.text).summary[expect] : -1;
+    if (got !== size.declareItems) throw new Error(`POST /declare (${label}): ${r.status}, ${expect} ${got}: ${r.text.slice(0, 300)}`);
+    out[`POST /declare, ${size.declareItems.toLocaleString("en-US")} items (all ${label})`] = r.ms;
+  }
+  return out;
+}
+
+// ---- one state -----------------------------------------------------------------
+
+/** Waits (at most maxS) until the server ends a checkpoint: the seed's dirty pages are then on disk. */
+async function settle(db, maxS) {
+  if (maxS <= 0) return 0;
+  const started = Date.now();
+  const done = async () => (await db.query("SELECT (checkpoints_timed + checkpoints_req)::float8 AS n FROM pg_stat_bgwriter")).rows[0].n;
+  const n0 = await done();
+  while (Date.now() - started < maxS * 1000 && (await done()) === n0) await sleep(2000);
+  return (Date.now() - started) / 1000;
+}
+
+/**
+ * Everything measured on one state. `large`: seed the large state first, and
+ * end with the retention window.
+ */
+async function measureState(ctx, size, services, large, log) {
+  const database = await ctx.database();
+  const db = pool(database.url, 4);
+  const sink = await startSink(size.rates.reduce((a, r) => a + r * size.seconds, 0) + (large ? 300 * size.seconds : 0));
+  let sys = null;
+  try {
+    const { projectId, apiKey } = await benchProject(database.url);
+    const out = {};
+    if (large) {
+      const admin = createDb(database.url, { max: 1, applicationName: "ttr-bench" });
+      const other = await createProject(admin, "history", 1_000_000_000).finally(() => admin.$disconnect());
+      log(`seeding ${size.pending.toLocaleString("en-US")} pending, ${size.history.toLocaleString("en-US")} history and ${size.retention.toLocaleString("en-US")} old rows`);
+      out.seed = await seedLargeState(database.url, { projects: [projectId, other.projectId], pending: size.pending, history: size.history, old: size.retention, log });
+      out.seed.settleS = await settle(db, size.settleMaxS);
+      log(`seeded in ${out.seed.totalS.toFixed(0)} s (history ${out.seed.historyS.toFixed(0)} s, pending ${out.seed.pendingS.toFixed(0)} s, old ${out.seed.oldS.toFixed(0)} s, VACUUM ANALYZE ${out.seed.vacuumS.toFixed(0)} s); waited ${out.seed.settleS.toFixed(0)} s for a checkpoint`);
+    }
+    await seedPolicies(db, projectId);
+    const targets = await seedOpTargets(db, projectId, { n: size.reads + 1, byTag: size.cancelByTag });
+    sys = await startTtr(database, ctx.redisUrl, services);
+    const env = { db, sys, sink, projectId, warmIds: { next: 10_000_000 } };
+    let from = 0;
+    out.fire = {};
+    for (const rate of size.rates) {
+      log(`steady ${rate}/s for ${size.seconds} s`);
+      const w = await fireWindow(env, { rate, seconds: size.seconds, warmupSeconds: size.warmupSeconds, from, bytes: rate === 300 });
+      from += rate * size.seconds;
+      if (w.bytes) {
+        out.bytes = w.bytes;
+        delete w.bytes;
+      }
+      out.fire[rate] = w;
+    }
+    log(`POST /schedule at ${size.scheduleRate}/s for ${size.scheduleSeconds} s`);
+    out.schedule = await scheduleLatency(sys.apiBase, apiKey, size.scheduleRate, size.scheduleSeconds);
+    log(`dashboard reads, ${size.reads} each`);
+    out.reads = await dashboardReads(sys.apiBase, database.url, db, projectId, size.reads);
+    log("API-key operations");
+    out.ops = await apiOps(sys.apiBase, apiKey, targets, size);
+    if (large) {
+      log(`steady 300/s for ${size.seconds} s with a retention pass from ${size.retentionAfterS} s in`);
+      const spec = {
+        rate: 300,
+        seconds: size.seconds,
+        warmupSeconds: size.warmupSeconds,
+        from,
+        during: async (t0) => {
+          await sleep(t0 + size.retentionAfterS * 1000 - Date.now());
+          const started = Date.now();
+          const r = await prune(database.url, { olderThanDays: 30, pauseMs: 20, lockWaitMs: 30_000 });
+          return { ...r, startedAt: started, endedAt: Date.now() };
+        },
+      };
+      const w = await fireWindow(env, spec);
+      const { during, ...window } = w;
+      out.retention = {
+        window,
+        passS: (during.endedAt - during.startedAt) / 1000,
+        removedTriggers: during.triggers,
+        removedExecutions: during.executions,
+        partitions: during.partitions,
+        moved: during.moved,
+        deferred: during.deferred,
+        /** 1 when the pass ended before the window's last arrival */
+        endedInWindow: during.endedAt <= spec.endedAt ? 1 : 0,
+        p99DeltaMs: window.lateness.p99 - out.fire[300].lateness.p99,
+      };
+    }
+    return out;
+  } finally {
+    await sys?.stop();
+    await sink.close();
+    await db.end();
+    await database.drop();
+  }
+}
+
+/**
+ * @param {import("../lib/infra.mjs").BenchContext} ctx
+ * @param {{quick?: boolean, config: import("../config.mjs").Config, log?: (m: string) => void}} opts
+ */
+export async function largeStateOnce(ctx, opts) {
+  const size = largeStateSizes(opts.quick);
+  const log = opts.log ?? (() => {});
+  const base = opts.config.services;
+  // The retention pass is the bench's own, at a known moment: the scheduler's hourly one is off.
+  const services = { ...base, schedulerEnv: { ...base.schedulerEnv, TTR_RETENTION_DAYS: "0" } };
+  log("large-state: empty database");
+  const empty = await measureState(ctx, size, services, false, (m) => log(`  empty: ${m}`));
+  log("large-state: large database");
+  const { seed, retention, ...large } = await measureState(ctx, size, services, true, (m) => log(`  large: ${m}`));
+  return {
+    sizes: { pending: size.pending, history: size.history, retention: size.retention, seconds: size.seconds, scheduleRate: size.scheduleRate, reads: size.reads },
+    seed,
+    empty,
+    large,
+    retention,
+  };
+}
