@@ -1,22 +1,18 @@
--- Claim due triggers, oldest first: registered → queued, with their attempt
--- planned (SPEC §3; SPEC §1 firing precision 2–3). SKIP LOCKED lets a
--- standby scheduler or an overlapping tick run the same statement safely.
+-- Promote the triggers claim_due.sql locked: registered → queued, with their
+-- attempt planned. A trigger no longer registered is left alone.
+-- The rows are named by id and by day, so that a prepared (generic) plan
+-- reads only the day partitions named, through their primary key, however
+-- many days the history holds.
 -- An attempt of a trigger without tags has no policy to wait for: it is
 -- marked dispatched here and goes to the queue at once, sparing it
 -- select_dispatchable and mark_dispatched.
--- Params: $1 now (timestamptz), $2 batch size.
+-- Params: $1 trigger ids (uuid[]), $2 their days (date[], any order).
 -- Returns one row per claimed trigger with its planned execution, and
 -- whether that attempt is already dispatched.
-WITH due AS (
-  SELECT id, part_day FROM triggers
-  WHERE status = 'registered' AND scheduled_at <= $1
-  ORDER BY scheduled_at, id
-  LIMIT $2
-  FOR UPDATE SKIP LOCKED
-), claimed AS (
+WITH claimed AS (
   UPDATE triggers t
   SET status = 'queued', attempts = t.attempts + 1, updated_at = clock_timestamp()
-  FROM due WHERE t.id = due.id AND t.part_day = due.part_day
+  WHERE t.id = ANY ($1::uuid[]) AND t.part_day = ANY ($2::date[]) AND t.status = 'registered'
   RETURNING t.id, t.part_day, t.project_id, t.generator_id, t.scheduled_at, t.attempts, COALESCE(cardinality(t.tags), 0) = 0 AS untagged
 ), planned AS (
   INSERT INTO executions (id, part_day, trigger_id, project_id, attempt_number, triggered_by, status, planned_at, created_at, dispatched_at)

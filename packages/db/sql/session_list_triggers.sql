@@ -6,18 +6,19 @@
 -- A branch whose kind or status is filtered out is switched off with its
 -- flag and costs nothing. With a tag, jobs are read from trigger_tags (one
 -- B-tree range per project and tag, newest first), so a page costs the
--- same for a rare tag as for a common one.
+-- same for a rare tag as for a common one; only other filters beside the
+-- tag need each row's trigger.
 -- Params: $1 project_id, $2 include jobs (bool), $3 job status filter
 -- (trigger_status or null), $4 include generators (bool), $5 generator
 -- status filter (generator_status or null), $6 tag or null, $7 custom key
 -- or null, $8 cursor created_at (null on the first page), $9 cursor id,
 -- $10 number of rows, $11 generator id or null (only that recurring
 -- trigger's instances; callers switch the generator branch off with $4).
--- Returns {kind, id, createdAt} of the page, in order; callers load the
--- rows themselves with session_load_triggers.
-SELECT kind, id::text AS id, created_at AS "createdAt"
+-- Returns {kind, id, createdAt, partDay (jobs only)} of the page, in order;
+-- callers load the rows with session_load_triggers, naming the days.
+SELECT kind, id::text AS id, created_at AS "createdAt", part_day::text AS "partDay"
 FROM (
-  (SELECT 'job' AS kind, t.id, t.created_at
+  (SELECT 'job' AS kind, t.id, t.created_at, t.part_day
      FROM triggers t
     WHERE $2::boolean AND $6::text IS NULL
       AND t.project_id = $1::uuid
@@ -28,10 +29,19 @@ FROM (
     ORDER BY t.created_at DESC, t.id DESC
     LIMIT $10::int)
   UNION ALL
-  (SELECT 'job' AS kind, t.id, t.created_at
+  (SELECT 'job' AS kind, x.trigger_id, x.created_at, x.part_day
+     FROM trigger_tags x
+    WHERE $2::boolean AND $6::text IS NOT NULL AND $3::trigger_status IS NULL AND $7::text IS NULL AND $11::uuid IS NULL
+      AND x.project_id = $1::uuid AND x.tag = $6::text
+      AND ($8::timestamptz IS NULL OR (x.created_at, x.trigger_id) < ($8::timestamptz, $9::uuid))
+    ORDER BY x.created_at DESC, x.trigger_id DESC
+    LIMIT $10::int)
+  UNION ALL
+  (SELECT 'job' AS kind, t.id, t.created_at, t.part_day
      FROM trigger_tags x
      JOIN triggers t ON t.id = x.trigger_id AND t.part_day = x.part_day
     WHERE $2::boolean AND $6::text IS NOT NULL
+      AND ($3::trigger_status IS NOT NULL OR $7::text IS NOT NULL OR $11::uuid IS NOT NULL)
       AND x.project_id = $1::uuid AND x.tag = $6::text
       AND ($8::timestamptz IS NULL OR (x.created_at, x.trigger_id) < ($8::timestamptz, $9::uuid))
       AND ($3::trigger_status IS NULL OR t.status = $3::trigger_status)
@@ -40,7 +50,7 @@ FROM (
     ORDER BY x.created_at DESC, x.trigger_id DESC
     LIMIT $10::int)
   UNION ALL
-  (SELECT 'generator' AS kind, g.id, g.created_at
+  (SELECT 'generator' AS kind, g.id, g.created_at, NULL::date
      FROM generators g
     WHERE $4::boolean
       AND g.project_id = $1::uuid

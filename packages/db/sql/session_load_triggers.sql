@@ -2,14 +2,16 @@
 -- Trigger shape (CONTRACT §5). IDs of another project match nothing.
 -- A recurring trigger's scheduledAt is the time of its pending (registered)
 -- instance, of which there is at most one (triggers_one_pending_instance).
--- Params: $1 project_id, $2 ids (uuid[]).
+-- Params: $1 project_id, $2 ids (uuid[]), $3 the days of the one-shots among
+-- them (date[]), or null when unknown: naming the days reads only those day
+-- partitions instead of probing every day for each ID.
 -- Returns one row per ID found, in no particular order.
 SELECT 'job' AS kind, t.id::text AS id, t.status::text AS status, t.custom_key AS "customKey",
        t.title, t.url, t.method, t.headers, t.body, t.tags,
        t.scheduled_at AS "scheduledAt", NULL::text AS "cronExpr", NULL::text AS tz,
        t.generator_id::text AS "generatorId", t.created_at AS "createdAt", t.updated_at AS "updatedAt"
 FROM triggers t
-WHERE t.project_id = $1::uuid AND t.id = ANY($2::uuid[])
+WHERE t.project_id = $1::uuid AND t.id = ANY($2::uuid[]) AND ($3::date[] IS NULL OR t.part_day = ANY($3::date[]))
 UNION ALL
 SELECT 'generator', g.id::text, g.status::text, g.custom_key,
        g.title, g.url, g.method, g.headers, g.body, g.tags,

@@ -107,17 +107,21 @@ export async function deleteSession(db: SqlRunner, tokenHash: string): Promise<v
 
 /** One page of the trigger list as `{kind, id, createdAt}`, newest first; load the rows with loadTriggers. */
 export function listTriggerKeys(db: SqlRunner, projectId: string, f: TriggerListFilter, after: Keyset | null, rows: number) {
-  return query<{ kind: TriggerKind; id: string; createdAt: Date }>(
+  return query<{ kind: TriggerKind; id: string; createdAt: Date; partDay: string | null }>(
     db, "session_list_triggers",
     projectId, f.jobs !== null, f.jobs?.status ?? null, f.generators !== null, f.generators?.status ?? null,
     f.tag, f.customKey, after?.createdAt ?? null, after?.id ?? null, rows, f.generatorId,
   );
 }
 
-/** Rows of a project's triggers and recurring triggers by ID, in the order of `ids`; unknown IDs are left out. */
-export async function loadTriggers(db: SqlRunner, projectId: string, ids: string[]): Promise<DashboardTriggerRow[]> {
+/**
+ * Rows of a project's triggers and recurring triggers by ID, in the order of
+ * `ids`; unknown IDs are left out. `days`: the day partitions of the
+ * one-shots among them, when known (listTriggerKeys gives them).
+ */
+export async function loadTriggers(db: SqlRunner, projectId: string, ids: string[], days: string[] | null = null): Promise<DashboardTriggerRow[]> {
   if (ids.length === 0) return [];
-  const rows = await query<DashboardTriggerRow>(db, "session_load_triggers", projectId, ids);
+  const rows = await query<DashboardTriggerRow>(db, "session_load_triggers", projectId, ids, days);
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }

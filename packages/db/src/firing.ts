@@ -14,7 +14,15 @@ export interface PromotedTrigger {
   dispatched: boolean;
 }
 
-export const promoteDue = (db: SqlRunner, now: Date, limit: number) => query<PromotedTrigger>(db, "promote_due", now, limit);
+/**
+ * Claims up to `limit` due triggers and promotes them. Run it in a
+ * transaction: the claim's row locks then hold until the promotion commits.
+ */
+export async function promoteDue(db: SqlRunner, now: Date, limit: number): Promise<PromotedTrigger[]> {
+  const due = await query<{ id: string; partDay: string }>(db, "claim_due", now, limit);
+  if (due.length === 0) return [];
+  return query<PromotedTrigger>(db, "promote_due", due.map((d) => d.id), [...new Set(due.map((d) => d.partDay))]);
+}
 
 export interface GeneratorSchedule {
   id: string;

@@ -1,14 +1,18 @@
-// A plain node-postgres pool for the executor's hot path. Each attempt costs
-// two statements (start, finish); sent through Prisma's adapter they are
-// planned afresh on every call, so here they run as named statements that
-// each connection prepares once. It also answers the SqlRunner interface, so
-// the rest of the named statements work on it unchanged.
+// A plain node-postgres pool for the hot paths (executor, scheduler,
+// /schedule). Statements sent through Prisma's adapter are planned afresh on
+// every call, and planning a statement over day-partitioned history costs
+// more than running it (it grows with the number of days: docs/storage.md);
+// here every statement is a named one that each connection prepares once,
+// so PostgreSQL can keep its plan. It also answers the SqlRunner interface,
+// so the rest of the named statements work on it unchanged.
 import pg from "pg";
 import { sql, type SqlRunner } from "./sql.js";
 
 export interface PgRunner extends SqlRunner {
   /** Runs the named statement (packages/db/sql/<name>.sql), prepared once per connection. */
   named<T>(name: string, values: unknown[]): Promise<T[]>;
+  /** Runs `fn` in one transaction on one connection; rolled back when `fn` throws. */
+  $transaction<T>(fn: (tx: SqlRunner) => Promise<T>): Promise<T>;
   ping(): Promise<boolean>;
   end(): Promise<void>;
 }
@@ -35,12 +39,29 @@ export function createPgRunner(databaseUrl: string, opts: { max?: number; applic
     }
     return { name, text, values };
   };
+  const on = (db: pg.Pool | pg.PoolClient): SqlRunner => ({
+    $queryRawUnsafe: async <T>(text: string, ...values: unknown[]) => (await db.query(config(text, values))).rows as T,
+    $executeRawUnsafe: async (text: string, ...values: unknown[]) => (await db.query(config(text, values))).rowCount ?? 0,
+  });
   return {
-    async $queryRawUnsafe<T>(text: string, ...values: unknown[]) {
-      return (await pool.query(config(text, values))).rows as T;
-    },
-    async $executeRawUnsafe(text: string, ...values: unknown[]) {
-      return (await pool.query(config(text, values))).rowCount ?? 0;
+    ...on(pool),
+    async $transaction<T>(fn: (tx: SqlRunner) => Promise<T>): Promise<T> {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query("BEGIN");
+        const result = await fn(on(client));
+        await client.query("COMMIT");
+        return result;
+      } catch (err) {
+        await client.query("ROLLBACK").catch((e: Error) => {
+          broken = e;
+        });
+        throw err;
+      } finally {
+        // a connection that could not roll back is closed, not reused
+        client.release(broken);
+      }
     },
     async named<T>(name: string, values: unknown[]) {
       return (await pool.query(config(sql(name), values))).rows as T[];

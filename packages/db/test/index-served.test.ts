@@ -29,6 +29,7 @@ let project: string;
 let other: string;
 const large = new Set<string>();
 let historyTrigger: string;
+let historyDay: string;
 let pendingTrigger: string;
 let pendingKey = "";
 let historyKey = "";
@@ -47,7 +48,7 @@ beforeAll(async () => {
     [LARGE],
   );
   for (const r of rows) large.add(r.relname);
-  historyTrigger = (await client.query("SELECT md5('t' || 2)::uuid::text AS id")).rows[0].id;
+  ({ id: historyTrigger, day: historyDay } = (await client.query("SELECT id::text, part_day::text AS day FROM triggers WHERE id = md5('t' || 2)::uuid")).rows[0]);
   const pending = await client.query(
     "SELECT id::text, custom_key FROM triggers WHERE project_id = $1 AND status = 'registered' AND custom_key IS NOT NULL LIMIT 1",
     [project],
@@ -117,12 +118,14 @@ async function explain(name: string, values: unknown[], generic = false): Promis
 }
 
 const now = () => new Date();
+const today = () => new Date().toISOString().slice(0, 10);
 const noId = "00000000-0000-4000-8000-000000000000";
 
 type Case = [label: string, name: string, values: () => unknown[]];
 
 const periodic: Case[] = [
-  ["promote due triggers", "promote_due", () => [now(), 500]],
+  ["claim due triggers", "claim_due", () => [now(), 500]],
+  ["promote claimed triggers", "promote_due", () => [[pendingTrigger], [today()]]],
   ["select dispatchable attempts", "select_dispatchable", () => [now(), 500]],
   ["select held attempts", "select_held", () => [now(), 100, [], []]],
   ["count held attempts", "count_held", () => [now()]],
@@ -130,6 +133,8 @@ const periodic: Case[] = [
   ["stale dispatched attempts", "stale_dispatched", () => [new Date(Date.now() - 30_000), 500]],
   ["reap lost attempts", "reap_lost", () => [now(), 500]],
   ["recurring triggers without an instance", "generators_without_pending", () => [500]],
+  ["lock recurring triggers", "lock_active_generators", () => [[noId]]],
+  ["create next instances", "create_next_instances", () => [[noId], [new Date(Date.now() + 60_000).toISOString()]]],
   ["limiting policies", "limiting_policies", () => []],
   ["in flight for a tag", "in_flight_for_tag", () => [project, "billing"]],
   ["tags of an attempt", "attempt_tags", () => [noId]],
@@ -157,8 +162,6 @@ const perRequest: Case[] = [
 ];
 
 const prepared: Case[] = [
-  ["start attempts", "start_attempts", () => [[noId], 30, 60]],
-  ["finish attempts", "finish_attempts", () => [[noId], [now()], [200], ["{}"], [""], [0], [null], [false], [null]]],
   ["project by key hash", "find_project_by_key_hash", () => ["0".repeat(64)]],
   ["consume quota", "consume_quota", () => [project, new Date().toISOString().slice(0, 7), 1]],
 ];
@@ -180,7 +183,8 @@ const dashboard: Case[] = [
   ["executions list, a later page", "session_list_executions", () => [project, null, false, new Date(Date.now() - 10 * 86_400_000), noId, 50]],
   ["dead letters", "session_list_executions", () => [project, null, true, null, null, 50]],
   ["executions of a trigger", "session_trigger_executions", () => [project, historyTrigger]],
-  ["trigger detail", "session_load_triggers", () => [project, [historyTrigger, pendingTrigger]]],
+  ["trigger detail", "session_load_triggers", () => [project, [historyTrigger, pendingTrigger], null]],
+  ["a page of triggers by id and day", "session_load_triggers", () => [project, [historyTrigger, pendingTrigger], [historyDay, today()]]],
   ["find any trigger", "session_find_any_trigger", () => [project, historyTrigger]],
   ["replay", "session_replay", () => [project, historyTrigger, "replay"]],
   ["retry now", "session_retry_now", () => [project, historyTrigger]],
@@ -202,13 +206,13 @@ describe(`statements on ${HISTORY * 2 + PENDING} rows stay index-served`, () => 
       });
     });
   }
-  // The executor and /schedule run these as prepared statements (a plain pg
-  // pool, createPgRunner), which PostgreSQL plans once for any values after
-  // a few executions: that generic plan must be index-served too. The other
-  // statements go through Prisma's driver adapter, unnamed, and are planned
-  // for their values on every call.
+  // The scheduler, the executor and /schedule run these as prepared
+  // statements (a plain pg pool, createPgRunner), which PostgreSQL plans once
+  // for any values after a few executions: that generic plan must be
+  // index-served too. The other statements go through Prisma's driver
+  // adapter, unnamed, and are planned for their values on every call.
   describe("prepared statements, with a generic plan", () => {
-    it.each(prepared)("%s", async (_label, name, values) => {
+    it.each([...periodic, ...prepared])("%s", async (_label, name, values) => {
       expectIndexServed(name, await explain(name, values(), true));
     });
   });

@@ -40,7 +40,7 @@ beforeAll(async () => {
       projectId,
     );
   }
-  await api.db.$executeRawUnsafe("ANALYZE triggers, generators, executions");
+  await api.db.$executeRawUnsafe("ANALYZE triggers, trigger_tags, generators, executions");
 }, 120_000);
 afterAll(() => api.close());
 

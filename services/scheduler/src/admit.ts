@@ -4,7 +4,7 @@
 // limits hold across any number of executors.
 import type { Redis } from "ioredis";
 import { isWindowKey, parseWindow } from "@ttr/core";
-import { type DispatchCandidate, type Db, inFlightForTag, limitingPolicies } from "@ttr/db";
+import { type DispatchCandidate, inFlightForTag, limitingPolicies, type SqlRunner } from "@ttr/db";
 import { admit, type TagLimit } from "@ttr/platform";
 import type { Admission } from "./deps.js";
 
@@ -22,7 +22,7 @@ export class PolicyAdmission implements Admission {
   private loadedAt = 0;
 
   constructor(
-    private readonly db: Db,
+    private readonly db: SqlRunner,
     private readonly redis: Redis,
     private readonly prefix: string,
     /** how long loaded policies are trusted; SPEC §4 Retries 6 and Concurrency 4 want changes seen at the next check */

@@ -1,6 +1,6 @@
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import type { Db, DispatchCandidate } from "@ttr/db";
+import type { DispatchCandidate, PgRunner } from "@ttr/db";
 import type { Logger, prom } from "@ttr/platform";
 import type { SchedulerEnv } from "./env.js";
 import type { Metrics } from "./metrics.js";
@@ -18,7 +18,8 @@ export interface Admission {
 
 export interface Deps {
   env: SchedulerEnv;
-  db: Db;
+  /** prepared statements: their plans are kept, see packages/db/src/pool.ts */
+  db: PgRunner;
   queue: Queue;
   redis: Redis;
   log: Logger;

@@ -2,7 +2,7 @@
 // the loop only while it holds the leadership lock.
 import { Queue } from "bullmq";
 import { ATTEMPT_QUEUE } from "@ttr/core";
-import { createDb, dbPing } from "@ttr/db";
+import { createPgRunner } from "@ttr/db";
 import { createLogger, createRedis, createRegistry, redisPing, startOpsServer } from "@ttr/platform";
 import { PolicyAdmission } from "./admit.js";
 import { loadEnv } from "./env.js";
@@ -13,7 +13,7 @@ import { createMetrics } from "./metrics.js";
 
 const env = loadEnv();
 const log = createLogger("scheduler", env.LOG_LEVEL);
-const db = createDb(env.DATABASE_URL, { max: env.DB_POOL_SIZE, applicationName: "ttr-scheduler" });
+const db = createPgRunner(env.DATABASE_URL, { max: env.DB_POOL_SIZE, applicationName: "ttr-scheduler" });
 const redis = createRedis(env.REDIS_URL, "ttr-scheduler");
 const queue = new Queue(ATTEMPT_QUEUE, { connection: redis, prefix: env.TTR_REDIS_PREFIX, streams: { events: { maxLen: 1000 } } });
 const registry = createRegistry("scheduler");
@@ -33,7 +33,7 @@ const leadership = new Leadership(env.DATABASE_URL, log, (leading) => {
   }
 });
 
-const ops = await startOpsServer(env.METRICS_PORT, registry, async () => (await dbPing(db)) && (await redisPing(redis)));
+const ops = await startOpsServer(env.METRICS_PORT, registry, async () => (await db.ping()) && (await redisPing(redis)));
 log.info("scheduler started", { metricsPort: env.METRICS_PORT, tickMs: env.SCHEDULER_TICK_MS, batchSize: env.SCHEDULER_BATCH_SIZE, retentionDays: env.TTR_RETENTION_DAYS });
 leadership.start();
 
@@ -46,7 +46,7 @@ async function shutdown(signal: string): Promise<void> {
   await retention.stop();
   await leadership.stop();
   ops.close();
-  await Promise.allSettled([queue.close(), db.$disconnect()]);
+  await Promise.allSettled([queue.close(), db.end()]);
   await redis.quit().catch(() => {});
   process.exit(0);
 }

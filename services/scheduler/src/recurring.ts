@@ -1,7 +1,7 @@
 // Exactly one pending instance ahead of every active recurring trigger
 // (SPEC §2 Recurring trigger, SPEC §3 Generator status).
 import { nextCronTime } from "@ttr/core";
-import { createNextInstances, generatorsWithoutPending, lockActiveGenerators, type Db, type GeneratorSchedule, type SqlRunner } from "@ttr/db";
+import { createNextInstances, generatorsWithoutPending, lockActiveGenerators, type GeneratorSchedule, type PgRunner, type SqlRunner } from "@ttr/db";
 import type { Logger } from "@ttr/platform";
 
 /**
@@ -29,7 +29,7 @@ export async function planNextInstances(tx: SqlRunner, generatorIds: string[], n
 }
 
 /** Sweep: active recurring triggers with no pending instance get one (new /declare items, interruptions). */
-export async function ensurePendingInstances(db: Db, now: Date, log: Logger): Promise<number> {
+export async function ensurePendingInstances(db: PgRunner, now: Date, log: Logger): Promise<number> {
   const missing = await generatorsWithoutPending(db, 1000);
   if (missing.length === 0) return 0;
   return db.$transaction((tx) => planNextInstances(tx, missing.map((g) => g.id), now, log));

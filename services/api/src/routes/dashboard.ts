@@ -185,7 +185,8 @@ export function dashboardRoutes(deps: Deps): express.Router {
     const after = cursorParam(req);
     const keys = await d.listTriggerKeys(deps.reads, projectId, filter, after, limit + 1);
     const { page, nextCursor } = paginate(keys, limit);
-    const rows = await d.loadTriggers(deps.reads, projectId, page.map((k) => k.id));
+    const days = [...new Set(page.flatMap((k) => (k.partDay ? [k.partDay] : [])))];
+    const rows = await d.loadTriggers(deps.reads, projectId, page.map((k) => k.id), days);
     res.json({ triggers: rows.map(triggerJson), nextCursor });
   });
 
