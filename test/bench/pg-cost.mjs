@@ -11,7 +11,7 @@
 // Usage: node test/bench/pg-cost.mjs [N]   (N divisible by 3; default 6000)
 import { openBench } from "./lib/infra.mjs";
 import { cpuMs } from "./lib/procstat.mjs";
-import { finishValues, sql, withBenchDatabase } from "./lib/statements.mjs";
+import { finishValues, promote, sql, withBenchDatabase } from "./lib/statements.mjs";
 import { insertTriggers } from "./lib/triggers.mjs";
 
 async function phase(client, label, count, fn) {
@@ -33,12 +33,12 @@ export function pgCost(ctx, n = 6000, batch = 500) {
     rows.push(await phase(client, "insert triggers (unnest, 5,000 per statement)", n, () => insertTriggers(client, projectId, { count: n, sinkBase: "http://127.0.0.1:9", dueAt: () => due, tags: ["bench"] })));
     const now = new Date();
     rows.push(
-      await phase(client, `promote_due, batches of ${batch} in a transaction`, n, async () => {
+      await phase(client, `claim_due + promote_due, batches of ${batch} in a transaction`, n, async () => {
         for (;;) {
           await client.query("BEGIN");
-          const r = await client.query(sql("promote_due"), [now, batch]);
+          const promoted = await promote(client, now, batch);
           await client.query("COMMIT");
-          if (r.rowCount < batch) break;
+          if (promoted.length < batch) break;
         }
       }),
     );

@@ -6,7 +6,7 @@
 // WAL is counted server-wide: run it alone.
 // Usage: node test/bench/storage.mjs [N] [H]   (defaults 20000 and 0)
 import { openBench } from "./lib/infra.mjs";
-import { finishValues, sql, withBenchDatabase } from "./lib/statements.mjs";
+import { finishValues, promote, sql, withBenchDatabase } from "./lib/statements.mjs";
 import { insertTriggers } from "./lib/triggers.mjs";
 
 /** What the bench's target answers, as the executor records it. */
@@ -43,10 +43,10 @@ async function fire(client, projectId, { from, count, batch = 500 }) {
   const now = new Date();
   for (;;) {
     await client.query("BEGIN");
-    const r = await client.query(sql("promote_due"), [now, batch]);
+    const promoted = await promote(client, now, batch);
     await client.query("COMMIT");
-    await startAndFinish(client, r.rows.map((x) => x.executionId), 100);
-    if (r.rowCount < batch) break;
+    await startAndFinish(client, promoted.map((x) => x.executionId), 100);
+    if (promoted.length < batch) break;
   }
 }
 

@@ -13,6 +13,17 @@ export function finishValues(ids, responseHeaders = '{"content-type":"text/plain
   return [ids, fill(new Date()), fill(200), fill(responseHeaders), fill("ok"), fill(2), fill(null), fill(false), fill(null)];
 }
 
+/**
+ * One batch of due triggers promoted as the scheduler does (claim_due, then
+ * promote_due with the claimed ids and days), on `client` inside the
+ * caller's transaction. Returns promote_due's rows.
+ */
+export async function promote(client, now, batch) {
+  const due = (await client.query(sql("claim_due"), [now, batch])).rows;
+  if (due.length === 0) return [];
+  return (await client.query(sql("promote_due"), [due.map((d) => d.id), [...new Set(due.map((d) => d.partDay))]])).rows;
+}
+
 /** Runs `fn({client, projectId, url})` on a fresh database of the run with a bench project; drops it afterwards. */
 export async function withBenchDatabase(ctx, fn) {
   const database = await ctx.database();
