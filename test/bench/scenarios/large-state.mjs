@@ -3,7 +3,8 @@
 // (TTR_BENCH_PENDING pending one-shots due over the next 30 days and
 // TTR_BENCH_HISTORY completed one-shots with one execution each over the
 // past 25 days, half in the firing project and half in another; seeded by
-// lib/large-state-seed.mjs). On each state, with the tuned services:
+// lib/large-state-seed.mjs). On each state, with the services as
+// configured (defaults, see scenarios/index.mjs):
 // - steady firing at 300 and 1,000 per s: lateness, early / missed /
 //   doubled, and the scheduler's tick durations over the window (its
 //   ttr_scheduler_tick_duration_seconds histogram, scraped before and after);
