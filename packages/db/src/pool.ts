@@ -17,7 +17,17 @@ export interface PgRunner extends SqlRunner {
   end(): Promise<void>;
 }
 
-export function createPgRunner(databaseUrl: string, opts: { max?: number; applicationName?: string } = {}): PgRunner {
+export interface PgRunnerOptions {
+  max?: number;
+  applicationName?: string;
+  /**
+   * give up on a statement that has not answered after this long (ms), so a
+   * connection the network silently dropped cannot hang its caller forever
+   */
+  queryTimeoutMs?: number;
+}
+
+export function createPgRunner(databaseUrl: string, opts: PgRunnerOptions = {}): PgRunner {
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: opts.max ?? 10,
@@ -25,6 +35,7 @@ export function createPgRunner(databaseUrl: string, opts: { max?: number; applic
     connectionTimeoutMillis: 10_000,
     idleTimeoutMillis: 30_000,
     application_name: opts.applicationName ?? "ttr",
+    ...(opts.queryTimeoutMs ? { query_timeout: opts.queryTimeoutMs } : {}),
   });
   // An idle connection that the server closed must not crash the process.
   pool.on("error", () => {});

@@ -13,7 +13,9 @@ import { createMetrics } from "./metrics.js";
 
 const env = loadEnv();
 const log = createLogger("scheduler", env.LOG_LEVEL);
-const db = createPgRunner(env.DATABASE_URL, { max: env.DB_POOL_SIZE, applicationName: "ttr-scheduler" });
+// A tick's statements take milliseconds; one that has not answered in 10 s
+// is on a dead connection, and the tick gives up and tries again.
+const db = createPgRunner(env.DATABASE_URL, { max: env.DB_POOL_SIZE, applicationName: "ttr-scheduler", queryTimeoutMs: 10_000 });
 const redis = createRedis(env.REDIS_URL, "ttr-scheduler");
 const queue = new Queue(ATTEMPT_QUEUE, { connection: redis, prefix: env.TTR_REDIS_PREFIX, streams: { events: { maxLen: 1000 } } });
 const registry = createRegistry("scheduler");
