@@ -82,7 +82,7 @@ function correctness(name, value, pathSoFar = name, out = []) {
 function render(env, results) {
   return `# Benchmarks
 
-Measured by \`npm run bench\` (code in \`test/bench/\`) on one machine: the api, scheduler and executor run as processes, as in production, and send to a sink on 127.0.0.1 that records when each request arrives. Every figure is the **median of the runs, with min–max** in brackets. Re-run everything with \`npm run bench\` (about an hour), one scenario with \`npm run bench -- <scenario>\`, a smoke run with \`npm run bench -- --quick\`.
+Measured by \`npm run bench\` (code in \`test/bench/\`) on one machine: the api, scheduler and executor run as processes, as in production, and send to a sink on 127.0.0.1 that records when each request arrives. Every figure is the **median of the runs, with min–max** in brackets. Re-run everything with \`npm run bench\` (about an hour and a half: large-state alone seeds 23 million rows in about 25 minutes), one scenario with \`npm run bench -- <scenario>\`, a smoke run with \`npm run bench -- --quick\`.
 
 ## Machine
 
