@@ -129,11 +129,15 @@ async function pass(db: SqlRunner, opts: PruneOptions): Promise<PruneResult> {
       return result;
     }
     const cutoff = new Date(now.getTime() - opts.olderThanDays * DAY_MS);
-    // Survivors move to the day they became final or to today: every day
-    // from the oldest partition on needs its own (gaps are filled; no day
-    // older than the oldest partition is made).
+    // Survivors move to the day they became final (after the cutoff: that
+    // is why they survive) or to today, so every day from the cutoff's on
+    // needs its own partition. Gaps are filled from there, not from the
+    // oldest partition: a day before the cutoff would only be made to be
+    // dropped in the same pass, each costing DDL that makes every connection
+    // plan its statements again.
     const oldest = (await listPartitions(db))[0];
-    await ensurePartitions(db, now, oldest && oldest.to < today ? oldest.to : today);
+    const firstNeeded = [oldest?.to ?? today, utcDay(cutoff)].sort()[1]!;
+    await ensurePartitions(db, now, firstNeeded < today ? firstNeeded : today);
     const due = (await listPartitions(db)).filter((p) => p.to <= utcDay(cutoff));
     const announced = new Date();
     await query(db, "retention_set_cutoff", cutoff);

@@ -164,6 +164,21 @@ describe("prune", () => {
     const [fresh] = await seed(1, { partDay: day(-2), status: "completed", updatedAt: ago(1) });
     expect(await replay(fresh!)).toHaveLength(1);
   });
+
+  it("makes no day before the cutoff only to drop it: a lone old day is the only one removed", async () => {
+    await prune(tdb.url, { olderThanDays: 30 });
+    const lone = day(-80);
+    // only that day (seed() would fill the days up to today)
+    await client.query("SELECT ttr_ensure_partitions($1::date, $1::date)", [lone]);
+    await client.query(
+      `INSERT INTO triggers (project_id, status, url, method, headers, scheduled_at, created_at, updated_at, part_day)
+       SELECT $1::uuid, 'completed', 'http://127.0.0.1:9/x', 'GET', '[]', $2, $2, $2, $3::date FROM generate_series(1, 2)`,
+      [projectId, ago(80), lone],
+    );
+    const r = await prune(tdb.url, { olderThanDays: 30 });
+    expect(r).toMatchObject({ triggers: 2, partitions: 1 });
+    expect(await exists(`triggers_p${lone.replaceAll("-", "")}`)).toBe(false);
+  });
 });
 
 describe("partitions", () => {
