@@ -6,7 +6,7 @@
 // WAL is counted server-wide: run it alone.
 // Usage: node test/bench/storage.mjs [N] [H]   (defaults 20000 and 0)
 import { openBench } from "./lib/infra.mjs";
-import { finishValues, promote, sql, withBenchDatabase } from "./lib/statements.mjs";
+import { finishValues, promote, sql, startValues, withBenchDatabase } from "./lib/statements.mjs";
 import { insertTriggers } from "./lib/triggers.mjs";
 
 /** What the bench's target answers, as the executor records it. */
@@ -28,11 +28,11 @@ async function relations(client) {
   return (await client.query(RELATIONS)).rows;
 }
 
-/** Fires `ids`' attempts through start and finish in batches of `size`. */
-async function startAndFinish(client, ids, size) {
-  for (let i = 0; i < ids.length; i += size) {
-    const chunk = ids.slice(i, i + size);
-    await client.query({ name: "start", text: sql("start_attempts"), values: [chunk, 300, 30] });
+/** Fires the attempts `refs` ({executionId, partDay}) through start and finish in batches of `size`. */
+async function startAndFinish(client, refs, size) {
+  for (let i = 0; i < refs.length; i += size) {
+    const chunk = refs.slice(i, i + size);
+    await client.query({ name: "start", text: sql("start_attempts"), values: startValues(chunk) });
     await client.query({ name: "finish", text: sql("finish_attempts"), values: finishValues(chunk, RESPONSE_HEADERS) });
   }
 }
@@ -45,7 +45,7 @@ async function fire(client, projectId, { from, count, batch = 500 }) {
     await client.query("BEGIN");
     const promoted = await promote(client, now, batch);
     await client.query("COMMIT");
-    await startAndFinish(client, promoted.map((x) => x.executionId), 100);
+    await startAndFinish(client, promoted, 100);
     if (promoted.length < batch) break;
   }
 }

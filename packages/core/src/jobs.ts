@@ -9,10 +9,17 @@ export const ATTEMPT_JOB = "attempt";
 
 export interface AttemptJob {
   executionId: string;
+  /**
+   * The UTC day (`YYYY-MM-DD`) the execution is stored under, so that the
+   * executor reads only that day's partition. Absent from jobs enqueued by
+   * versions before it was added; the executor then looks it up.
+   */
+  partDay?: string;
 }
 
 export const attemptJobSchema = Joi.object<AttemptJob>({
   executionId: Joi.string().guid().required(),
+  partDay: Joi.string().pattern(/^\d{4}-\d{2}-\d{2}$/),
 }).unknown(false);
 
 export function checkAttemptJob(data: unknown): AttemptJob {

@@ -1,5 +1,5 @@
 -- The project and tags of an attempt's trigger, and the attempt's status.
--- Params: $1 execution id.
+-- Params: $1 execution id, $2 the day it is stored under.
 SELECT t.project_id::text AS "projectId", t.tags, e.status::text AS status
 FROM executions e JOIN triggers t ON t.id = e.trigger_id AND t.part_day = e.part_day
-WHERE e.id = $1::uuid
+WHERE e.id = $1::uuid AND e.part_day = $2::date

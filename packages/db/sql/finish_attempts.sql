@@ -4,7 +4,9 @@
 -- Params: parallel arrays, one entry per attempt: $1 execution ids,
 -- $2 completed_at, $3 response_status, $4 response_headers (jsonb text),
 -- $5 response_body, $6 response_size, $7 error_message, $8 is_dead_letter,
--- $9 retry planned_at (null: no retry).
+-- $9 retry planned_at (null: no retry); $10 the day all of them are stored
+-- under (date: only that day's partitions are read, also by a prepared
+-- plan, so attempts of several days take one statement per day).
 -- Returns one row per attempt recorded (none for one already closed as
 -- Executor died), with its planned retry if any.
 WITH outcome AS (
@@ -16,14 +18,17 @@ WITH outcome AS (
       response_headers = o.response_headers::jsonb, response_body = o.response_body,
       response_size = o.response_size, error_message = o.error_message, is_dead_letter = o.is_dead_letter
   FROM outcome o
-  WHERE e.id = o.id AND e.status = 'started'
+  -- `id = ANY` keeps the primary-key lookup in a kept plan, whatever the
+  -- planner thinks of a join with an unnest
+  WHERE e.id = ANY ($1::uuid[]) AND e.id = o.id AND e.part_day = $10::date AND e.status = 'started'
   RETURNING e.id, e.trigger_id, e.part_day, o.retry_at
 ), trig AS (
   UPDATE triggers t
   SET status = CASE WHEN done.retry_at IS NULL THEN 'completed'::trigger_status ELSE 'retrying'::trigger_status END,
       attempts = t.attempts + CASE WHEN done.retry_at IS NULL THEN 0 ELSE 1 END,
       updated_at = clock_timestamp()
-  FROM done WHERE t.id = done.trigger_id AND t.part_day = done.part_day AND t.status = 'running'
+  FROM done
+  WHERE t.id = ANY (ARRAY(SELECT trigger_id FROM done)) AND t.id = done.trigger_id AND t.part_day = $10::date AND t.status = 'running'
   RETURNING t.id, t.part_day, t.project_id, t.attempts, done.retry_at
 ), retry AS (
   INSERT INTO executions (id, part_day, trigger_id, project_id, attempt_number, triggered_by, status, planned_at, created_at)

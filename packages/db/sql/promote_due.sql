@@ -7,8 +7,8 @@
 -- marked dispatched here and goes to the queue at once, sparing it
 -- select_dispatchable and mark_dispatched.
 -- Params: $1 trigger ids (uuid[]), $2 their days (date[], any order).
--- Returns one row per claimed trigger with its planned execution, and
--- whether that attempt is already dispatched.
+-- Returns one row per claimed trigger with its planned execution (and the
+-- day both are stored under), and whether that attempt is already dispatched.
 WITH claimed AS (
   UPDATE triggers t
   SET status = 'queued', attempts = t.attempts + 1, updated_at = clock_timestamp()
@@ -21,6 +21,6 @@ WITH claimed AS (
   FROM claimed c
   RETURNING id, trigger_id, dispatched_at IS NOT NULL AS dispatched
 )
-SELECT p.id::text AS "executionId", c.id::text AS "triggerId", c.generator_id::text AS "generatorId", c.scheduled_at AS "scheduledAt", p.dispatched
+SELECT p.id::text AS "executionId", c.part_day::text AS "partDay", c.id::text AS "triggerId", c.generator_id::text AS "generatorId", c.scheduled_at AS "scheduledAt", p.dispatched
 FROM planned p JOIN claimed c ON c.id = p.trigger_id
 ORDER BY c.scheduled_at, c.id

@@ -4,7 +4,7 @@
 -- Params: $1 now, $2 limit. Returns the closed executions with their
 -- trigger's tags, whose concurrency slots are now free.
 WITH lost AS (
-  SELECT id FROM executions
+  SELECT id, part_day FROM executions
   WHERE status = 'started' AND reap_after <= $1
   ORDER BY reap_after
   LIMIT $2
@@ -13,7 +13,7 @@ WITH lost AS (
   UPDATE executions e
   SET status = 'complete', completed_at = clock_timestamp(),
       error_message = 'Executor died (status=started past reap_after)'
-  FROM lost WHERE e.id = lost.id
+  FROM lost WHERE e.id = lost.id AND e.part_day = lost.part_day
   RETURNING e.id, e.trigger_id, e.part_day, e.project_id
 ), finished AS (
   UPDATE triggers t SET status = 'completed', updated_at = clock_timestamp()

@@ -3,7 +3,7 @@
 -- retries, replays). Held attempts are left to select_held, so a held
 -- backlog costs this scan nothing (SPEC §4 When a limit is reached 2).
 -- Params: $1 now, $2 limit.
-SELECT e.id::text AS "executionId", e.project_id::text AS "projectId", t.tags, e.planned_at AS "plannedAt"
+SELECT e.id::text AS "executionId", e.part_day::text AS "partDay", e.project_id::text AS "projectId", t.tags, e.planned_at AS "plannedAt"
 FROM executions e
 JOIN triggers t ON t.id = e.trigger_id AND t.part_day = e.part_day
 WHERE e.status = 'planned' AND e.dispatched_at IS NULL AND e.held_by IS NULL AND e.planned_at <= $1

@@ -26,7 +26,7 @@ WITH RECURSIVE grp AS (
     WHERE skip.project_id = grp.project_id AND skip.tag = grp.held_by
   )
 )
-SELECT e.id::text AS "executionId", e.project_id::text AS "projectId", t.tags, e.planned_at AS "plannedAt", e.held_by AS "heldBy"
+SELECT e.id::text AS "executionId", e.part_day::text AS "partDay", e.project_id::text AS "projectId", t.tags, e.planned_at AS "plannedAt", e.held_by AS "heldBy"
 FROM wanted
 CROSS JOIN LATERAL (
   SELECT x.id, x.project_id, x.trigger_id, x.part_day, x.planned_at, x.held_by FROM executions x

@@ -3,7 +3,7 @@
 -- job is gone (a scheduler that died between commit and enqueue, a job
 -- failed by BullMQ before it started).
 -- Params: $1 dispatched before (timestamptz), $2 limit.
-SELECT e.id::text
+SELECT e.id::text AS "executionId", e.part_day::text AS "partDay"
 FROM executions e JOIN triggers t ON t.id = e.trigger_id AND t.part_day = e.part_day
 WHERE e.status = 'planned' AND e.dispatched_at < $1 AND t.status IN ('queued', 'retrying')
 ORDER BY e.dispatched_at

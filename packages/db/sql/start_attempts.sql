@@ -3,16 +3,24 @@
 -- trigger queued or retrying → running (SPEC §3). Each attempt's timeout is
 -- fixed here from its tags' policies (SPEC §4 Timeout), and so are the retry
 -- settings applied if it fails (SPEC §4 Retries 6).
--- Params: $1 execution ids (uuid[]), $2 default timeout seconds, $3 reap
--- grace seconds.
+-- Params: $1 execution ids (uuid[]), $2 the day they are stored under
+-- (date: only that day's partitions are read, also by a prepared plan, so
+-- attempts of several days take one statement per day), $3 default
+-- timeout seconds, $4 reap grace seconds.
 -- Returns one row per attempt that started; an id without a row may not
 -- start (already started elsewhere, or its trigger was cancelled meanwhile).
 -- Rows are locked in id order so that two batches never wait on each other
--- in a cycle.
-WITH target AS (
+-- in a cycle. Both tables are read through their primary key by a list of
+-- ids (the triggers' from `planned`): a kept plan then never turns into a
+-- scan of the day's rows, whatever the statistics were when it was made.
+WITH planned AS (
+  SELECT e.trigger_id FROM executions e
+  WHERE e.id = ANY ($1::uuid[]) AND e.part_day = $2::date AND e.status = 'planned'
+), target AS (
   SELECT e.id, e.trigger_id, t.project_id, t.tags
-  FROM executions e JOIN triggers t ON t.id = e.trigger_id AND t.part_day = e.part_day
-  WHERE e.id = ANY ($1::uuid[]) AND e.status = 'planned' AND t.status IN ('queued', 'retrying')
+  FROM executions e JOIN triggers t ON t.id = e.trigger_id
+  WHERE e.id = ANY ($1::uuid[]) AND e.part_day = $2::date AND e.status = 'planned'
+    AND t.id = ANY (ARRAY(SELECT trigger_id FROM planned)) AND t.part_day = $2::date AND t.status IN ('queued', 'retrying')
   ORDER BY e.id
   FOR UPDATE OF e, t
 ), policy AS (
@@ -28,18 +36,19 @@ WITH target AS (
 ), started AS (
   UPDATE executions e
   SET status = 'started', started_at = clock_timestamp(),
-      timeout_seconds = COALESCE(policy.timeout_seconds, $2::int),
-      reap_after = clock_timestamp() + make_interval(secs => COALESCE(policy.timeout_seconds, $2::int) + $3::int)
+      timeout_seconds = COALESCE(policy.timeout_seconds, $3::int),
+      reap_after = clock_timestamp() + make_interval(secs => COALESCE(policy.timeout_seconds, $3::int) + $4::int)
   FROM target LEFT JOIN policy ON policy.execution_id = target.id
-  WHERE e.id = target.id
+  WHERE e.id = ANY ($1::uuid[]) AND e.id = target.id AND e.part_day = $2::date
   RETURNING e.id, e.trigger_id, e.part_day, e.attempt_number, e.triggered_by, e.started_at, e.timeout_seconds,
             COALESCE(policy.policies, '[]'::json) AS policies
 ), running AS (
   UPDATE triggers t SET status = 'running', updated_at = clock_timestamp()
-  FROM started WHERE t.id = started.trigger_id AND t.part_day = started.part_day
+  FROM started
+  WHERE t.id = ANY (ARRAY(SELECT trigger_id FROM started)) AND t.id = started.trigger_id AND t.part_day = $2::date
   RETURNING t.id, t.project_id, t.url, t.method, t.headers, t.body, t.source, t.scheduled_at, t.tags
 )
-SELECT s.id::text AS "executionId", r.id::text AS "triggerId", r.project_id::text AS "projectId",
+SELECT s.id::text AS "executionId", s.part_day::text AS "partDay", r.id::text AS "triggerId", r.project_id::text AS "projectId",
        s.attempt_number AS "attemptNumber", s.triggered_by::text AS "triggeredBy",
        s.started_at AS "startedAt", s.timeout_seconds AS "timeoutSeconds",
        r.url, r.method, r.headers, r.body, r.source::text AS source, r.scheduled_at AS "scheduledAt", r.tags,

@@ -5,8 +5,29 @@ import type { RetryFields } from "@ttr/core";
 import type { PgRunner } from "./pool.js";
 import { execute, query, queryOne, type SqlRunner } from "./sql.js";
 
-export interface PromotedTrigger {
+/** A planned attempt, named by its execution and the day it is stored under (`YYYY-MM-DD`). */
+export interface AttemptRef {
   executionId: string;
+  partDay: string;
+}
+
+/** The ids and the distinct days of `refs`, as the statements that take both want them. */
+function idsAndDays(refs: AttemptRef[]): [string[], string[]] {
+  return [refs.map((r) => r.executionId), [...new Set(refs.map((r) => r.partDay))]];
+}
+
+/** `items` split by day, in their order within each day. */
+function byDay<T extends { partDay: string }>(items: T[]): Map<string, T[]> {
+  const days = new Map<string, T[]>();
+  for (const item of items) {
+    const same = days.get(item.partDay);
+    if (same) same.push(item);
+    else days.set(item.partDay, [item]);
+  }
+  return days;
+}
+
+export interface PromotedTrigger extends AttemptRef {
   triggerId: string;
   generatorId: string | null;
   scheduledAt: Date;
@@ -39,8 +60,7 @@ export async function createNextInstances(db: SqlRunner, next: Array<{ generator
   return rows.length;
 }
 
-export interface DispatchCandidate {
-  executionId: string;
+export interface DispatchCandidate extends AttemptRef {
   projectId: string;
   tags: string[];
   plannedAt: Date;
@@ -64,26 +84,25 @@ export function selectHeld(db: SqlRunner, now: Date, perGroup: number, skip: Ite
 }
 
 /** Parks attempts under the tag that held each back (one statement per tag). */
-export async function holdAttempts(db: SqlRunner, held: Array<{ executionId: string; tag: string }>): Promise<number> {
-  const byTag = new Map<string, string[]>();
+export async function holdAttempts(db: SqlRunner, held: Array<AttemptRef & { tag: string }>): Promise<number> {
+  const byTag = new Map<string, AttemptRef[]>();
   for (const h of held) {
-    const ids = byTag.get(h.tag);
-    if (ids) ids.push(h.executionId);
-    else byTag.set(h.tag, [h.executionId]);
+    const refs = byTag.get(h.tag);
+    if (refs) refs.push(h);
+    else byTag.set(h.tag, [h]);
   }
   let changed = 0;
-  for (const [tag, ids] of byTag) changed += await execute(db, "hold_attempts", ids, tag);
+  for (const [tag, refs] of byTag) changed += await execute(db, "hold_attempts", ...idsAndDays(refs), tag);
   return changed;
 }
 
-export async function markDispatched(db: SqlRunner, executionIds: string[]): Promise<string[]> {
-  if (executionIds.length === 0) return [];
-  return (await query<{ id: string }>(db, "mark_dispatched", executionIds)).map((r) => r.id);
+/** Marks admitted attempts as handed to the queue; answers the ids marked (those still planned). */
+export async function markDispatched(db: SqlRunner, refs: AttemptRef[]): Promise<string[]> {
+  if (refs.length === 0) return [];
+  return (await query<{ id: string }>(db, "mark_dispatched", ...idsAndDays(refs))).map((r) => r.id);
 }
 
-export async function staleDispatched(db: SqlRunner, before: Date, limit: number): Promise<string[]> {
-  return (await query<{ id: string }>(db, "stale_dispatched", before, limit)).map((r) => r.id);
-}
+export const staleDispatched = (db: SqlRunner, before: Date, limit: number) => query<AttemptRef>(db, "stale_dispatched", before, limit);
 
 export interface ReapedAttempt {
   executionId: string;
@@ -94,8 +113,7 @@ export interface ReapedAttempt {
 
 export const reapLost = (db: SqlRunner, now: Date, limit: number) => query<ReapedAttempt>(db, "reap_lost", now, limit);
 
-export interface StartedAttempt {
-  executionId: string;
+export interface StartedAttempt extends AttemptRef {
   triggerId: string;
   projectId: string;
   attemptNumber: number;
@@ -113,13 +131,17 @@ export interface StartedAttempt {
 }
 
 /**
- * Starts many planned attempts with one statement; answers, per id in
- * order, the request to send, or undefined when that attempt may not start.
+ * Starts many planned attempts with one statement per day they are stored
+ * under (usually one); answers, per attempt in order, the request to send,
+ * or undefined when that attempt may not start.
  */
-export async function startAttempts(db: PgRunner, executionIds: string[], defaultTimeout: number, reapGrace: number): Promise<Array<StartedAttempt | undefined>> {
-  const rows = await db.named<StartedAttempt>("start_attempts", [executionIds, defaultTimeout, reapGrace]);
-  const byId = new Map(rows.map((row) => [row.executionId, row]));
-  return executionIds.map((id) => byId.get(id));
+export async function startAttempts(db: PgRunner, refs: AttemptRef[], defaultTimeout: number, reapGrace: number): Promise<Array<StartedAttempt | undefined>> {
+  const byId = new Map<string, StartedAttempt>();
+  for (const [day, same] of byDay(refs)) {
+    const rows = await db.named<StartedAttempt>("start_attempts", [same.map((r) => r.executionId), day, defaultTimeout, reapGrace]);
+    for (const row of rows) byId.set(row.executionId, row);
+  }
+  return refs.map((r) => byId.get(r.executionId));
 }
 
 export interface AttemptRecord {
@@ -140,21 +162,25 @@ export interface FinishedAttempt {
   retryExecutionId: string | null;
 }
 
-/** Records many attempts' outcomes with one statement; answers per input, in order. */
-export async function finishAttempts(db: PgRunner, outcomes: Array<{ executionId: string; record: AttemptRecord }>): Promise<FinishedAttempt[]> {
-  const column = <T>(pick: (r: AttemptRecord) => T) => outcomes.map((o) => pick(o.record));
-  const rows = await db.named<{ executionId: string; retryExecutionId: string | null }>("finish_attempts", [
-    outcomes.map((o) => o.executionId),
-    column((r) => r.completedAt),
-    column((r) => r.responseStatus),
-    column((r) => (r.responseHeaders === null ? null : JSON.stringify(r.responseHeaders))),
-    column((r) => r.responseBody),
-    column((r) => r.responseSize),
-    column((r) => r.errorMessage),
-    column((r) => r.isDeadLetter),
-    column((r) => r.retryAt),
-  ]);
-  const byId = new Map(rows.map((row) => [row.executionId, row.retryExecutionId]));
+/** Records many attempts' outcomes with one statement per day they are stored under; answers per input, in order. */
+export async function finishAttempts(db: PgRunner, outcomes: Array<AttemptRef & { record: AttemptRecord }>): Promise<FinishedAttempt[]> {
+  const byId = new Map<string, string | null>();
+  for (const [day, same] of byDay(outcomes)) {
+    const column = <T>(pick: (r: AttemptRecord) => T) => same.map((o) => pick(o.record));
+    const rows = await db.named<{ executionId: string; retryExecutionId: string | null }>("finish_attempts", [
+      same.map((o) => o.executionId),
+      column((r) => r.completedAt),
+      column((r) => r.responseStatus),
+      column((r) => (r.responseHeaders === null ? null : JSON.stringify(r.responseHeaders))),
+      column((r) => r.responseBody),
+      column((r) => r.responseSize),
+      column((r) => r.errorMessage),
+      column((r) => r.isDeadLetter),
+      column((r) => r.retryAt),
+      day,
+    ]);
+    for (const row of rows) byId.set(row.executionId, row.retryExecutionId);
+  }
   return outcomes.map((o) => ({ recorded: byId.has(o.executionId), retryExecutionId: byId.get(o.executionId) ?? null }));
 }
 
@@ -171,7 +197,13 @@ export async function inFlightForTag(db: SqlRunner, projectId: string, tag: stri
   return (await query<{ id: string }>(db, "in_flight_for_tag", projectId, tag)).map((r) => r.id);
 }
 
-export const attemptTags = (db: SqlRunner, executionId: string) => queryOne<{ projectId: string; tags: string[]; status: string }>(db, "attempt_tags", executionId);
+export const attemptTags = (db: SqlRunner, ref: AttemptRef) =>
+  queryOne<{ projectId: string; tags: string[]; status: string }>(db, "attempt_tags", ref.executionId, ref.partDay);
+
+/** The day an attempt is stored under, for a queue job enqueued without it; null if there is no such attempt. */
+export async function executionDay(db: SqlRunner, executionId: string): Promise<string | null> {
+  return (await queryOne<{ partDay: string }>(db, "execution_day", executionId))?.partDay ?? null;
+}
 
 export async function countHeld(db: SqlRunner, now: Date): Promise<number> {
   return (await queryOne<{ held: number }>(db, "count_held", now))?.held ?? 0;

@@ -2,9 +2,11 @@
 // /schedule). Statements sent through Prisma's adapter are planned afresh on
 // every call, and planning a statement over day-partitioned history costs
 // more than running it (it grows with the number of days: docs/storage.md);
-// here every statement is a named one that each connection prepares once,
-// so PostgreSQL can keep its plan. It also answers the SqlRunner interface,
-// so the rest of the named statements work on it unchanged.
+// here statements are named ones that each connection prepares once, so
+// PostgreSQL can keep its plan. The few that name several days of the rows
+// they change are the exception (PLANNED_PER_CALL). It also answers the
+// SqlRunner interface, so the rest of the named statements work on it
+// unchanged.
 import pg from "pg";
 import { sql, type SqlRunner } from "./sql.js";
 
@@ -25,7 +27,30 @@ export interface PgRunnerOptions {
    * connection the network silently dropped cannot hang its caller forever
    */
   queryTimeoutMs?: number;
+  /**
+   * Plan each prepared statement once for any values (plan_cache_mode =
+   * force_generic_plan). PostgreSQL would otherwise plan again on every
+   * call any statement whose partitions it can prune while planning, since
+   * such a plan always looks cheaper than the kept one; the kept plan prunes
+   * them when it starts instead. Only for pools whose every statement has a
+   * kept plan that stays index-served (the guard test checks them): the
+   * executor's.
+   */
+  genericPlans?: boolean;
 }
+
+/**
+ * Statements that change rows named by id and by a list of days
+ * (`part_day = ANY($n)`: the scheduler's batches hold triggers created on
+ * many days). Planned for their values, PostgreSQL leaves every other day's
+ * partition out of the plan; a kept (generic) plan cannot prune by an array
+ * parameter, and would probe each day's partition for every id, a cost that
+ * grows with the days of history. These are therefore sent unprepared and
+ * planned on each call, a cost shared by the rows of a batch. (Statements
+ * that name one day, `part_day = $n`, are pruned by their kept plan too,
+ * when it starts: the executor's, which send one statement per day.)
+ */
+export const PLANNED_PER_CALL = ["promote_due", "mark_dispatched", "hold_attempts"] as const;
 
 export function createPgRunner(databaseUrl: string, opts: PgRunnerOptions = {}): PgRunner {
   const pool = new pg.Pool({
@@ -36,13 +61,17 @@ export function createPgRunner(databaseUrl: string, opts: PgRunnerOptions = {}):
     idleTimeoutMillis: 30_000,
     application_name: opts.applicationName ?? "ttr",
     ...(opts.queryTimeoutMs ? { query_timeout: opts.queryTimeoutMs } : {}),
+    ...(opts.genericPlans ? { options: "-c plan_cache_mode=force_generic_plan" } : {}),
   });
   // An idle connection that the server closed must not crash the process.
   pool.on("error", () => {});
   // Every text sent is one of the named statements (a fixed set), so each
-  // is prepared once per connection under a name of its own.
+  // is prepared once per connection under a name of its own, but for those
+  // planned on each call.
+  const perCall = new Set<string>(PLANNED_PER_CALL.map(sql));
   const names = new Map<string, string>();
   const config = (text: string, values: unknown[]) => {
+    if (perCall.has(text)) return { text, values };
     let name = names.get(text);
     if (name === undefined) {
       name = `ttr_${names.size}`;

@@ -14,7 +14,8 @@ let projectId: string;
 beforeAll(async () => {
   tdb = await freshDatabase();
   db = createDb(tdb.url, { max: 2 });
-  pool = createPgRunner(tdb.url, { max: 2 });
+  // as the executor runs them: prepared, with kept (generic) plans
+  pool = createPgRunner(tdb.url, { max: 2, genericPlans: true });
   ({ projectId } = await createProject(db, "attempts", 1000));
 });
 
@@ -24,14 +25,17 @@ afterAll(async () => {
   await tdb?.drop();
 });
 
-async function dueTrigger(tags: string[] = []): Promise<string> {
+/** A due trigger, stored under today or `daysAhead` days later (as retention moves old pending ones forward). */
+async function dueTrigger(tags: string[] = [], daysAhead = 0): Promise<string> {
   const id = randomUUID();
   await db.$executeRawUnsafe(
-    `INSERT INTO triggers (id, project_id, status, url, method, headers, body, tags, scheduled_at)
-     VALUES ($1::uuid, $2::uuid, 'registered', 'http://127.0.0.1:9/x', 'POST', '[["x-a","1"]]'::jsonb, '\\x6869'::bytea, $3::text[], now() - interval '1 second')`,
+    `INSERT INTO triggers (id, project_id, status, url, method, headers, body, tags, scheduled_at, part_day)
+     VALUES ($1::uuid, $2::uuid, 'registered', 'http://127.0.0.1:9/x', 'POST', '[["x-a","1"]]'::jsonb, '\\x6869'::bytea, $3::text[], now() - interval '1 second',
+             (now() AT TIME ZONE 'UTC')::date + $4::int)`,
     id,
     projectId,
     tags,
+    daysAhead,
   );
   return id;
 }
@@ -68,12 +72,16 @@ describe("startAttempts and finishAttempts", () => {
     const cancelled = await dueTrigger();
     const promoted = await promoteDue(db, new Date(), 10);
     const exec = (t: string) => promoted.find((p) => p.triggerId === t)?.executionId as string;
+    const today = new Date().toISOString().slice(0, 10);
+    // Every attempt is named with the day it is stored under, its trigger's day.
+    expect(new Set(promoted.map((p) => p.partDay))).toEqual(new Set([today]));
+    const ref = (t: string) => ({ executionId: exec(t), partDay: today });
     // An untagged trigger's attempt needs no admission: promoted straight to dispatched.
     expect(Object.fromEntries(promoted.map((p) => [p.triggerId, p.dispatched]))).toEqual({ [plain]: true, [tagged]: false, [cancelled]: true });
     await db.$executeRawUnsafe("UPDATE triggers SET status = 'cancelled' WHERE id = $1::uuid", cancelled);
 
-    const ids = [exec(tagged), randomUUID(), exec(cancelled), exec(plain)];
-    const started = await startAttempts(pool, ids, 300, 30);
+    const refs = [ref(tagged), { executionId: randomUUID(), partDay: today }, ref(cancelled), ref(plain)];
+    const started = await startAttempts(pool, refs, 300, 30);
     expect(started.map((s) => s?.triggerId)).toEqual([tagged, undefined, undefined, plain]);
     const [t, , , p] = started;
     expect(t?.timeoutSeconds).toBe(7);
@@ -87,14 +95,14 @@ describe("startAttempts and finishAttempts", () => {
     expect((await status(plain)).trigger).toBe("running");
 
     // An attempt is started once only, even when asked again.
-    expect(await startAttempts(pool, [exec(plain)], 300, 30)).toEqual([undefined]);
+    expect(await startAttempts(pool, [ref(plain)], 300, 30)).toEqual([undefined]);
 
     const now = new Date();
     const retryAt = new Date(now.getTime() + 60_000);
     const finished = await finishAttempts(pool, [
-      { executionId: exec(plain), record: outcome(now, null) },
-      { executionId: exec(cancelled), record: outcome(now, null) },
-      { executionId: exec(tagged), record: outcome(now, retryAt) },
+      { ...ref(plain), record: outcome(now, null) },
+      { ...ref(cancelled), record: outcome(now, null) },
+      { ...ref(tagged), record: outcome(now, retryAt) },
     ]);
     expect(finished[0]).toEqual({ recorded: true, retryExecutionId: null });
     expect(finished[1]).toEqual({ recorded: false, retryExecutionId: null });
@@ -115,6 +123,41 @@ describe("startAttempts and finishAttempts", () => {
     );
     expect(retry?.plannedAt.getTime()).toBe(retryAt.getTime());
     // Finishing twice records nothing more.
-    expect(await finishAttempts(pool, [{ executionId: exec(plain), record: outcome(now, null) }])).toEqual([{ recorded: false, retryExecutionId: null }]);
+    expect(await finishAttempts(pool, [{ ...ref(plain), record: outcome(now, null) }])).toEqual([{ recorded: false, retryExecutionId: null }]);
+  });
+
+  it("runs with kept plans, as the executor does", async () => {
+    expect(await pool.$queryRawUnsafe("SELECT current_setting('plan_cache_mode') AS mode")).toEqual([{ mode: "force_generic_plan" }]);
+  });
+
+  it("starts and finishes attempts of several days in one call, answering in order", async () => {
+    const a = await dueTrigger([], 0);
+    const b = await dueTrigger([], 2);
+    const c = await dueTrigger([], 0);
+    const promoted = await promoteDue(db, new Date(), 10);
+    const ref = (t: string) => {
+      const p = promoted.find((x) => x.triggerId === t);
+      return { executionId: p?.executionId as string, partDay: p?.partDay as string };
+    };
+    expect(ref(b).partDay).not.toBe(ref(a).partDay);
+    const started = await startAttempts(pool, [ref(b), ref(a), ref(c)], 300, 30);
+    expect(started.map((s) => s?.triggerId)).toEqual([b, a, c]);
+    const finished = await finishAttempts(pool, [a, b, c].map((t) => ({ ...ref(t), record: outcome(new Date(), null) })));
+    expect(finished.map((f) => f.recorded)).toEqual([true, true, true]);
+    for (const t of [a, b, c]) expect((await status(t)).trigger).toBe("completed");
+  });
+
+  it("does not start or finish an attempt named with a day it is not stored under", async () => {
+    const trigger = await dueTrigger();
+    const [p] = await promoteDue(db, new Date(), 10);
+    expect(p?.triggerId).toBe(trigger);
+    const wrong = { executionId: p?.executionId as string, partDay: "2000-01-01" };
+    expect(await startAttempts(pool, [wrong], 300, 30)).toEqual([undefined]);
+    expect((await status(trigger)).trigger).toBe("queued");
+    const right = { executionId: p?.executionId as string, partDay: p?.partDay as string };
+    expect((await startAttempts(pool, [right], 300, 30))[0]?.triggerId).toBe(trigger);
+    expect(await finishAttempts(pool, [{ ...wrong, record: outcome(new Date(), null) }])).toEqual([{ recorded: false, retryExecutionId: null }]);
+    expect(await finishAttempts(pool, [{ ...right, record: outcome(new Date(), null) }])).toEqual([{ recorded: true, retryExecutionId: null }]);
+    expect((await status(trigger)).trigger).toBe("completed");
   });
 });

@@ -1,7 +1,17 @@
 // One attempt, from queue job to execution row: start it (only from
 // `planned`, so a job is never sent twice), send it, record the outcome.
 import { checkAttemptJob } from "@ttr/core";
-import { type AttemptRecord, attemptTags, type FinishedAttempt, finishAttempts, type PgRunner, type StartedAttempt, startAttempts } from "@ttr/db";
+import {
+  type AttemptRecord,
+  type AttemptRef,
+  attemptTags,
+  executionDay,
+  type FinishedAttempt,
+  finishAttempts,
+  type PgRunner,
+  type StartedAttempt,
+  startAttempts,
+} from "@ttr/db";
 import { Batcher, type Logger, markEnded, markStarted } from "@ttr/platform";
 import type { Redis } from "ioredis";
 import type { ExecutorEnv } from "./env.js";
@@ -24,29 +34,52 @@ export interface WorkerDeps {
  * the work of two single-row statements.
  */
 export interface AttemptBatches {
-  start: Batcher<string, StartedAttempt | undefined>;
-  finish: Batcher<{ executionId: string; record: AttemptRecord }, FinishedAttempt>;
+  start: Batcher<AttemptRef, StartedAttempt | undefined>;
+  finish: Batcher<AttemptRef & { record: AttemptRecord }, FinishedAttempt>;
 }
 
 export function attemptBatches(db: PgRunner, env: ExecutorEnv, metrics: Metrics): AttemptBatches {
   const opts = (statement: string) => ({ maxBatch: 200, parallel: 2, lingerMs: env.EXECUTOR_DB_LINGER_MS, onBatch: (n: number) => metrics.batchSize.observe({ statement }, n) });
   return {
-    start: new Batcher((ids) => startAttempts(db, ids, env.TTR_DEFAULT_TIMEOUT_SECONDS, env.TTR_REAP_GRACE_SECONDS), opts("start")),
+    start: new Batcher((refs) => startAttempts(db, refs, env.TTR_DEFAULT_TIMEOUT_SECONDS, env.TTR_REAP_GRACE_SECONDS), opts("start")),
     finish: new Batcher((outcomes) => finishAttempts(db, outcomes), opts("finish")),
   };
 }
 
-export async function processAttempt(deps: WorkerDeps, data: unknown): Promise<void> {
-  const { executionId } = checkAttemptJob(data);
-  const started = await deps.batches.start.call(executionId);
-  const prefix = deps.env.TTR_REDIS_PREFIX;
-  if (!started) {
-    // Cancelled after admission, or already started elsewhere: free what admission reserved.
-    const owner = await attemptTags(deps.db, executionId);
-    if (owner && owner.status !== "started") await markEnded(deps.redis, prefix, owner.projectId, owner.tags, executionId);
-    deps.log.debug("attempt no longer startable", { executionId });
-    return;
+/** The attempt stored under another day than `partDay`, or null if there is none. */
+async function storedElsewhere(deps: WorkerDeps, executionId: string, partDay?: string): Promise<AttemptRef | null> {
+  const day = await executionDay(deps.db, executionId);
+  return day === null || day === partDay ? null : { executionId, partDay: day };
+}
+
+/**
+ * Starts the job's attempt. The job names the day the attempt is stored
+ * under; a job enqueued by a version before jobs named it, or one whose
+ * attempt retention has since moved to a newer day, is looked up once.
+ */
+async function start(deps: WorkerDeps, data: unknown, retried = false): Promise<StartedAttempt | null> {
+  const job = checkAttemptJob(data);
+  const ref = job.partDay === undefined ? await storedElsewhere(deps, job.executionId) : { executionId: job.executionId, partDay: job.partDay };
+  if (!ref) return null;
+  const started = await deps.batches.start.call(ref);
+  if (started) return started;
+  const owner = await attemptTags(deps.db, ref);
+  if (!owner) {
+    const moved = retried ? null : await storedElsewhere(deps, ref.executionId, ref.partDay);
+    return moved ? start(deps, moved, true) : null;
   }
+  // Cancelled after admission, or already started elsewhere: free what admission reserved.
+  if (owner.status !== "started") await markEnded(deps.redis, deps.env.TTR_REDIS_PREFIX, owner.projectId, owner.tags, ref.executionId);
+  deps.log.debug("attempt no longer startable", { executionId: ref.executionId });
+  return null;
+}
+
+export async function processAttempt(deps: WorkerDeps, data: unknown): Promise<void> {
+  const started = await start(deps, data);
+  if (!started) return;
+  const { executionId } = started;
+  const ref = { executionId, partDay: started.partDay };
+  const prefix = deps.env.TTR_REDIS_PREFIX;
   const sentAt = Date.now();
   await markStarted(deps.redis, prefix, started.projectId, started.tags, executionId, sentAt);
   if (started.triggeredBy === "scheduler") deps.metrics.lateness.observe((sentAt - started.scheduledAt.getTime()) / 1000);
@@ -68,7 +101,7 @@ export async function processAttempt(deps: WorkerDeps, data: unknown): Promise<v
     deps.log.warn("attempt not recordable; left for the reaper", log);
     return;
   }
-  const { recorded, retryExecutionId } = await deps.batches.finish.call({ executionId, record });
+  const { recorded, retryExecutionId } = await deps.batches.finish.call({ ...ref, record });
   await markEnded(deps.redis, prefix, started.projectId, started.tags, executionId);
   deps.log.info("attempt", { ...log, status: record.responseStatus, recorded, retry: retryExecutionId !== null, deadLetter: record.isDeadLetter });
 }

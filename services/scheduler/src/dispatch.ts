@@ -4,14 +4,16 @@
 // every tick (SPEC §4 When a limit is reached 1); its trigger keeps its
 // status (queued, or retrying).
 import { ATTEMPT_JOB, attemptJobOptions } from "@ttr/core";
-import { type DispatchCandidate, holdAttempts, markDispatched, selectDispatchable, selectHeld, type SqlRunner, staleDispatched } from "@ttr/db";
+import { type AttemptRef, type DispatchCandidate, holdAttempts, markDispatched, selectDispatchable, selectHeld, type SqlRunner, staleDispatched } from "@ttr/db";
 import { markEnded } from "@ttr/platform";
 import type { Deps } from "./deps.js";
 
 /** Puts dispatched attempts into the executors' queue. */
-export async function enqueue(deps: Deps, executionIds: string[]): Promise<void> {
-  if (executionIds.length === 0) return;
-  await deps.queue.addBulk(executionIds.map((executionId) => ({ name: ATTEMPT_JOB, data: { executionId }, opts: attemptJobOptions(executionId) })));
+export async function enqueue(deps: Deps, refs: AttemptRef[]): Promise<void> {
+  if (refs.length === 0) return;
+  await deps.queue.addBulk(
+    refs.map(({ executionId, partDay }) => ({ name: ATTEMPT_JOB, data: { executionId, partDay }, opts: attemptJobOptions(executionId) })),
+  );
 }
 
 /** The first of a candidate's tags found in `full`, if any. */
@@ -30,21 +32,23 @@ async function admitOrHold(deps: Deps, tx: SqlRunner, candidates: Array<Dispatch
   const { admitted, blocked } = await deps.admission.admit(ask, now);
   for (const pt of blocked) full.add(pt);
   const ok = new Set(admitted.map((c) => c.executionId));
-  const held: Array<{ executionId: string; tag: string }> = [];
+  const held: Array<AttemptRef & { tag: string }> = [];
   for (const c of candidates) {
     if (ok.has(c.executionId)) continue;
     // Every candidate not admitted has a tag that is full now.
     const tag = fullTagOf(c, full) ?? c.tags[0] ?? "";
-    if (tag !== c.heldBy) held.push({ executionId: c.executionId, tag });
+    if (tag !== c.heldBy) held.push({ executionId: c.executionId, partDay: c.partDay, tag });
   }
   await holdAttempts(tx, held);
-  const ids = await markDispatched(tx, admitted.map((c) => c.executionId));
   // Admitted but no longer planned (cancelled meanwhile): give their slots back.
-  const marked = new Set(ids);
-  return { ids, released: admitted.filter((c) => !marked.has(c.executionId)) };
+  const marked = new Set(await markDispatched(tx, admitted));
+  return {
+    ids: admitted.filter((c) => marked.has(c.executionId)),
+    released: admitted.filter((c) => !marked.has(c.executionId)),
+  };
 }
 
-async function afterCommit(deps: Deps, ids: string[], released: DispatchCandidate[]): Promise<void> {
+async function afterCommit(deps: Deps, ids: AttemptRef[], released: DispatchCandidate[]): Promise<void> {
   for (const c of released) await markEnded(deps.redis, deps.env.TTR_REDIS_PREFIX, c.projectId, c.tags, c.executionId);
   await enqueue(deps, ids);
   deps.metrics.dispatched.inc(ids.length);
@@ -86,12 +90,12 @@ export async function dispatchHeld(deps: Deps, now: Date, full: Set<string>): Pr
  */
 export async function requeueLost(deps: Deps, now: Date): Promise<number> {
   const stale = await staleDispatched(deps.db, new Date(now.getTime() - 60_000), 500);
-  const lost: string[] = [];
-  for (const id of stale) {
-    const state = await deps.queue.getJobState(id);
+  const lost: AttemptRef[] = [];
+  for (const ref of stale) {
+    const state = await deps.queue.getJobState(ref.executionId);
     if (state === "waiting" || state === "active" || state === "delayed" || state === "prioritized" || state === "waiting-children") continue;
-    if (state !== "unknown") await deps.queue.remove(id).catch(() => 0);
-    lost.push(id);
+    if (state !== "unknown") await deps.queue.remove(ref.executionId).catch(() => 0);
+    lost.push(ref);
   }
   await enqueue(deps, lost);
   deps.metrics.requeued.inc(lost.length);

@@ -20,7 +20,7 @@ export async function promoteBatch(deps: Deps, now: Date): Promise<{ promoted: n
     const instances = await planNextInstances(tx, generatorIds, now, deps.log);
     return { promoted, instances };
   });
-  const ready = promoted.filter((p) => p.dispatched).map((p) => p.executionId);
+  const ready = promoted.filter((p) => p.dispatched);
   const enqueued = enqueue(deps, ready).then(
     () => void deps.metrics.dispatched.inc(ready.length),
     (err: Error) => {

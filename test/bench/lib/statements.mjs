@@ -7,10 +7,22 @@ import { benchProject, pool } from "./triggers.mjs";
 
 export const sql = (name) => readFileSync(path.join(root, "packages", "db", "sql", `${name}.sql`), "utf8");
 
-/** finish_attempts' parallel arrays for a successful 200 "ok" of each id, with these response headers (JSON text). */
-export function finishValues(ids, responseHeaders = '{"content-type":"text/plain"}') {
-  const fill = (v) => Array(ids.length).fill(v);
-  return [ids, fill(new Date()), fill(200), fill(responseHeaders), fill("ok"), fill(2), fill(null), fill(false), fill(null)];
+/** The day all of `refs` are stored under (start_attempts and finish_attempts take one day per statement, as the executor groups them). */
+function oneDay(refs) {
+  const days = new Set(refs.map((r) => r.partDay));
+  if (days.size !== 1) throw new Error(`attempts of ${days.size} days in one statement`);
+  return refs[0].partDay;
+}
+
+/** start_attempts' parameters for attempts `refs` ({executionId, partDay}, as the queue job names them), all of one day. */
+export function startValues(refs) {
+  return [refs.map((r) => r.executionId), oneDay(refs), 300, 30];
+}
+
+/** finish_attempts' parallel arrays for a successful 200 "ok" of each of `refs` (all of one day), with these response headers (JSON text). */
+export function finishValues(refs, responseHeaders = '{"content-type":"text/plain"}') {
+  const fill = (v) => Array(refs.length).fill(v);
+  return [refs.map((r) => r.executionId), fill(new Date()), fill(200), fill(responseHeaders), fill("ok"), fill(2), fill(null), fill(false), fill(null), oneDay(refs)];
 }
 
 /**
