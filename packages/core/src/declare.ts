@@ -68,6 +68,8 @@ interface StoredRequest {
 /** A one-shot trigger or an instance (generatorId set) as loaded for a diff. */
 export interface StoredJob extends StoredRequest {
   generatorId: string | null;
+  /** the UTC day (`YYYY-MM-DD`) whose partition stores it: changes to it name that day */
+  partDay: string;
   status: string;
   scheduledAt: Date;
 }
@@ -91,11 +93,18 @@ export interface GeneratorWrite extends ItemRequest {
   tz: string;
 }
 
+/** A one-shot or instance to cancel, by id and day; `queued`: it may be queued (a /declare cancellation, a /bulk cancel by tag). */
+export interface JobCancel {
+  id: string;
+  partDay: string;
+  queued: boolean;
+}
+
 export interface PlanWrites {
-  /** `queued`: the trigger may be queued (a /declare cancellation) */
-  cancelJobs: Array<{ id: string; queued: boolean }>;
+  cancelJobs: JobCancel[];
   cancelGenerators: string[];
-  updateJobs: JobWrite[];
+  /** stored one-shots edited in place, named by id and day */
+  updateJobs: Array<JobWrite & { partDay: string }>;
   updateGenerators: GeneratorWrite[];
   insertJobs: JobWrite[];
   insertGenerators: GeneratorWrite[];
@@ -257,11 +266,11 @@ function diffItems(input: PlanInput) {
       if (changed.length === 0) return op("unchanged", "job", match.row.id);
       if (match.row.status === "retrying") {
         // Replaced, not edited: the old trigger and its planned retry are cancelled without an entry (rule 5).
-        writes.cancelJobs.push({ id: match.row.id, queued: false });
+        writes.cancelJobs.push({ id: match.row.id, partDay: match.row.partDay, queued: false });
         return op("updated", "job", create(item).id, changed);
       }
       const status = oneShotStatus(when, now, runMissed);
-      writes.updateJobs.push({ ...request(item), id: match.row.id, customKey: match.row.customKey, status, scheduledAt: when.at });
+      writes.updateJobs.push({ ...request(item), id: match.row.id, partDay: match.row.partDay, customKey: match.row.customKey, status, scheduledAt: when.at });
       return op("updated", "job", match.row.id, changed);
     }
     if (match.kind === "generator" && when.kind === "cron") {
@@ -273,7 +282,7 @@ function diffItems(input: PlanInput) {
       return op("updated", "generator", match.row.id, changed);
     }
     // A kind switch: the old trigger is cancelled without an entry and a new one takes the key.
-    if (match.kind === "job") writes.cancelJobs.push({ id: match.row.id, queued: false });
+    if (match.kind === "job") writes.cancelJobs.push({ id: match.row.id, partDay: match.row.partDay, queued: false });
     else writes.cancelGenerators.push(match.row.id);
     const created = create(item);
     return op("updated", created.kind, created.id, [match.kind === "job" ? "kind:job→generator" : "kind:generator→job"]);
@@ -352,7 +361,7 @@ export function planDeclare(input: PlanInput): Plan {
 
   jobEntries.sort(oldestFirst);
   generatorEntries.sort(oldestFirst);
-  for (const row of jobEntries) writes.cancelJobs.push({ id: row.id, queued: true });
+  for (const row of jobEntries) writes.cancelJobs.push({ id: row.id, partDay: row.partDay, queued: true });
   for (const g of generatorEntries) writes.cancelGenerators.push(g.id);
   const cancelled: Operation[] = [
     ...jobEntries.map((r): Operation => ({ operation: "cancelled", customKey: r.customKey, kind: "job", id: r.id })),

@@ -10,5 +10,5 @@ export { checkPolicy, parseWindow, effectiveWindowSeconds, isWindowKey, policyCr
 export {
   planDeclare, planUpserts, encodeItemBody, bodyHash, itemTags, oneShotStatus, changedJobFields, changedGeneratorFields, summarize,
   type DeclaredItem, type ItemRequest, type StoredJob, type StoredGenerator, type JobWrite, type GeneratorWrite,
-  type PlanWrites, type Plan, type PlanInput, type Operation, type OperationName, type TriggerKind,
+  type JobCancel, type PlanWrites, type Plan, type PlanInput, type Operation, type OperationName, type TriggerKind,
 } from "./declare.js";

@@ -7,33 +7,34 @@
 -- is looked up both by ID and by key; the caller picks.
 -- Params: $1 project_id, $2 entries (jsonb: n, by ('id' | 'key' | 'tag' |
 -- 'string'), uuid (the value when it is a UUID, else null), value).
--- Returns {n, via ('id' | 'key' | 'tag'), kind, id, customKey, status, createdAt}.
+-- Returns {n, via ('id' | 'key' | 'tag'), kind, id, customKey, status,
+-- createdAt, partDay (a trigger's day; null for a recurring trigger)}.
 WITH x AS (
   SELECT * FROM jsonb_to_recordset($2::jsonb) AS x(n int, by text, uuid uuid, value text)
 )
 SELECT x.n, 'id' AS via, 'job' AS kind, t.id::text AS id, t.custom_key AS "customKey", t.status::text AS status,
-       t.created_at AS "createdAt"
+       t.created_at AS "createdAt", t.part_day::text AS "partDay"
 FROM x JOIN triggers t ON t.id = x.uuid AND t.project_id = $1::uuid
 WHERE x.by IN ('id', 'string')
 UNION ALL
-SELECT x.n, 'id', 'generator', g.id::text, g.custom_key, g.status::text, g.created_at
+SELECT x.n, 'id', 'generator', g.id::text, g.custom_key, g.status::text, g.created_at, NULL
 FROM x JOIN generators g ON g.id = x.uuid AND g.project_id = $1::uuid
 WHERE x.by IN ('id', 'string')
 UNION ALL
-SELECT x.n, 'key', 'job', t.id::text, t.custom_key, t.status::text, t.created_at
+SELECT x.n, 'key', 'job', t.id::text, t.custom_key, t.status::text, t.created_at, t.part_day::text
 FROM x JOIN triggers t ON t.project_id = $1::uuid AND t.custom_key = x.value AND t.generator_id IS NULL
                       AND t.status IN ('registered', 'skipped', 'retrying')
 WHERE x.by IN ('key', 'string')
 UNION ALL
-SELECT x.n, 'key', 'generator', g.id::text, g.custom_key, g.status::text, g.created_at
+SELECT x.n, 'key', 'generator', g.id::text, g.custom_key, g.status::text, g.created_at, NULL
 FROM x JOIN generators g ON g.project_id = $1::uuid AND g.custom_key = x.value AND g.status = 'active'
 WHERE x.by IN ('key', 'string')
 UNION ALL
-SELECT x.n, 'tag', 'job', t.id::text, t.custom_key, t.status::text, t.created_at
+SELECT x.n, 'tag', 'job', t.id::text, t.custom_key, t.status::text, t.created_at, t.part_day::text
 FROM x JOIN triggers t ON t.project_id = $1::uuid AND t.tags @> ARRAY[x.value]
                       AND t.status IN ('registered', 'skipped', 'retrying', 'queued')
 WHERE x.by = 'tag'
 UNION ALL
-SELECT x.n, 'tag', 'generator', g.id::text, g.custom_key, g.status::text, g.created_at
+SELECT x.n, 'tag', 'generator', g.id::text, g.custom_key, g.status::text, g.created_at, NULL
 FROM x JOIN generators g ON g.project_id = $1::uuid AND g.tags @> ARRAY[x.value] AND g.status = 'active'
 WHERE x.by = 'tag'

@@ -12,7 +12,7 @@
 -- Returns one row per trigger, oldest first.
 SELECT t.id::text AS id, t.generator_id::text AS "generatorId", t.custom_key AS "customKey",
        t.status::text AS status, t.scheduled_at AS "scheduledAt", t.title, t.url, t.method, t.headers,
-       encode(sha256(t.body), 'hex') AS "bodyHash", t.tags, t.created_at AS "createdAt"
+       encode(sha256(t.body), 'hex') AS "bodyHash", t.tags, t.created_at AS "createdAt", t.part_day::text AS "partDay"
 FROM triggers t
 WHERE (t.id, t.part_day) IN (
     SELECT o.id, o.part_day FROM triggers o

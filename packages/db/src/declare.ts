@@ -2,7 +2,7 @@
 // is read in two statements and written in at most seven, whatever its size
 // (rows travel as one JSON array or as unnest arrays, never one per item).
 // Callers run them inside one transaction.
-import type { GeneratorWrite, JobWrite, StoredGenerator, StoredJob } from "@ttr/core";
+import type { GeneratorWrite, JobCancel, JobWrite, StoredGenerator, StoredJob } from "@ttr/core";
 import { query, type SqlRunner } from "./sql.js";
 
 /** Serializes /declare and /bulk calls of one project until the transaction ends. */
@@ -43,9 +43,10 @@ const ids = (rows: Array<{ id: string }>) => rows.map((r) => r.id);
 const base64 = (body: Uint8Array | null) => (body === null ? null : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("base64"));
 
 /** Cancels one-shots and instances (queued ones only where `queued`); returns the ids cancelled. */
-export async function cancelJobRows(db: SqlRunner, projectId: string, rows: Array<{ id: string; queued: boolean }>): Promise<string[]> {
+export async function cancelJobRows(db: SqlRunner, projectId: string, rows: JobCancel[]): Promise<string[]> {
   if (rows.length === 0) return [];
-  return ids(await query(db, "declare_cancel_triggers", projectId, rows.map((r) => r.id), rows.map((r) => r.queued)));
+  const columns = [rows.map((r) => r.id), rows.map((r) => r.queued), rows.map((r) => r.partDay)];
+  return ids(await query(db, "declare_cancel_triggers", projectId, ...columns));
 }
 
 /** Cancels recurring triggers and their upcoming instance, and with `waitingInstances` their other unfinished ones. */
@@ -60,10 +61,11 @@ export async function cancelUpcomingInstances(db: SqlRunner, projectId: string, 
   return ids(await query(db, "declare_cancel_upcoming_instances", projectId, generatorIds));
 }
 
-function jobJson(rows: JobWrite[]): string {
+function jobJson(rows: Array<JobWrite & { partDay?: string }>): string {
   return JSON.stringify(
     rows.map((r) => ({
       id: r.id,
+      partDay: r.partDay ?? null,
       customKey: r.customKey,
       status: r.status,
       scheduledAt: r.scheduledAt.toISOString(),
@@ -95,13 +97,14 @@ function generatorJson(rows: GeneratorWrite[]): string {
 }
 
 /** Runs one of the set-based write statements over all its rows; nothing to write, no round trip. */
-async function writeRows(db: SqlRunner, statement: string, projectId: string, rows: unknown[], json: string): Promise<string[]> {
+async function writeRows(db: SqlRunner, statement: string, projectId: string, rows: unknown[], json: string, ...more: unknown[]): Promise<string[]> {
   if (rows.length === 0) return [];
-  return ids(await query(db, statement, projectId, json));
+  return ids(await query(db, statement, projectId, json, ...more));
 }
 
-export const updateJobRows = (db: SqlRunner, projectId: string, rows: JobWrite[]) =>
-  writeRows(db, "declare_update_triggers", projectId, rows, jobJson(rows));
+/** Edits stored one-shots in place, each found by id and day. */
+export const updateJobRows = (db: SqlRunner, projectId: string, rows: Array<JobWrite & { partDay: string }>) =>
+  writeRows(db, "declare_update_triggers", projectId, rows, jobJson(rows), [...new Set(rows.map((r) => r.partDay))]);
 export const insertJobRows = (db: SqlRunner, projectId: string, rows: JobWrite[]) =>
   writeRows(db, "declare_insert_triggers", projectId, rows, jobJson(rows));
 export const updateGeneratorRows = (db: SqlRunner, projectId: string, rows: GeneratorWrite[]) =>
@@ -124,6 +127,8 @@ export interface CancelMatch {
   customKey: string | null;
   status: string;
   createdAt: Date;
+  /** a one-shot's or instance's day; null for a recurring trigger */
+  partDay: string | null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -42,6 +42,7 @@ function job(over: Partial<StoredJob> = {}): StoredJob {
     id: `job-${seq}`,
     customKey: "k",
     generatorId: null,
+    partDay: "2026-01-02",
     status: "registered",
     scheduledAt: later,
     url: "http://t/x",
@@ -136,7 +137,7 @@ describe("diff table", () => {
     const j = job({ status: "skipped" });
     const plan = declare([item({ title: null, url: "http://t/y", when: { kind: "once", at: now, nowBased: true } })], [j]);
     expect(plan.items).toEqual([{ operation: "updated", customKey: "k", kind: "job", id: j.id, changedFields: ["scheduledAt", "url", "title"] }]);
-    expect(plan.writes.updateJobs[0]).toMatchObject({ id: j.id, status: "registered" });
+    expect(plan.writes.updateJobs[0]).toMatchObject({ id: j.id, partDay: j.partDay, status: "registered" });
   });
 
   it("each one-shot field is reported by its name", () => {
@@ -175,7 +176,7 @@ describe("diff table", () => {
     const plan = declare([item({ url: "http://t/new" })], [j]);
     expect(plan.items[0]).toMatchObject({ operation: "updated", changedFields: ["url"] });
     expect(plan.items[0]!.id).not.toBe(j.id);
-    expect(plan.writes.cancelJobs).toEqual([{ id: j.id, queued: false }]);
+    expect(plan.writes.cancelJobs).toEqual([{ id: j.id, partDay: j.partDay, queued: false }]);
     expect(plan.writes.insertJobs[0]!.id).toBe(plan.items[0]!.id);
     expect(plan.cancelled).toEqual([]);
   });
@@ -193,7 +194,7 @@ describe("diff table", () => {
     const j = job();
     const toGen = declare([item({ when: cron() })], [j]);
     expect(toGen.items[0]).toMatchObject({ operation: "updated", kind: "generator", changedFields: ["kind:job→generator"] });
-    expect(toGen.writes.cancelJobs).toEqual([{ id: j.id, queued: false }]);
+    expect(toGen.writes.cancelJobs).toEqual([{ id: j.id, partDay: j.partDay, queued: false }]);
     const g = gen();
     const toJob = declare([item()], [], [g]);
     expect(toJob.items[0]).toMatchObject({ operation: "updated", kind: "job", changedFields: ["kind:generator→job"] });

@@ -9,6 +9,7 @@
 // - a target naming nothing cancellable contributes nothing, and is no error.
 // Entries follow the request order; within one entry one-shots and instances
 // come first, then recurring triggers, oldest first; each trigger once.
+import type { JobCancel } from "@ttr/core";
 import type { CancelMatch, CancelTarget } from "@ttr/db";
 import type { RawCancel } from "./schema.js";
 
@@ -19,7 +20,7 @@ export interface CancelEntry {
 }
 
 export interface CancelPlan {
-  jobs: Array<{ id: string; queued: boolean }>;
+  jobs: JobCancel[];
   generators: string[];
   entries: CancelEntry[];
 }
@@ -52,7 +53,7 @@ export function planCancels(targets: CancelTarget[], matches: CancelMatch[]): Ca
     if (list) list.push(m);
     else byTarget.set(m.n, [m]);
   }
-  const jobs = new Map<string, { id: string; queued: boolean }>();
+  const jobs = new Map<string, JobCancel>();
   const generators = new Set<string>();
   const entries: CancelEntry[] = [];
   for (const target of targets) {
@@ -69,7 +70,8 @@ export function planCancels(targets: CancelTarget[], matches: CancelMatch[]): Ca
           seen.queued ||= m.via === "tag";
           continue;
         }
-        jobs.set(m.id, { id: m.id, queued: m.via === "tag" });
+        // a one-shot or instance always has its day; only a recurring trigger has none
+        jobs.set(m.id, { id: m.id, partDay: m.partDay as string, queued: m.via === "tag" });
       }
       entries.push({ id: m.id, kind: m.kind, customKey: m.customKey });
     }
