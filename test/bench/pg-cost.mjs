@@ -2,8 +2,9 @@
 // statements (packages/db/sql) by hand over N due triggers, one phase at a
 // time on one connection, and reports per trigger the backend's CPU (from
 // /proc), the wall time and the WAL written. The executor's batched
-// start_attempts and finish_attempts run prepared with kept plans, as the
-// executor's pool runs them, with 1, 10 and 100 attempts per statement (the executor's batches are as large as the
+// start_attempts and finish_attempts run prepared and planned for each
+// call's values, as the executor's pool runs them, with 1, 10 and 100
+// attempts per statement (the executor's batches are as large as the
 // attempts that arrive together). The triggers carry a tag (without a
 // policy), so their attempts take the admission path (select_dispatchable,
 // mark_dispatched); an untagged trigger's attempt is dispatched by
@@ -61,8 +62,9 @@ export function pgCost(ctx, n = 6000, batch = 500, pastDays = 0) {
     // As autovacuum would have by now on a running system: without
     // statistics the planner takes a fresh day's partition for empty.
     await client.query("ANALYZE triggers, executions");
-    // The executor's pool keeps one plan per statement (genericPlans in packages/db/src/pool.ts).
-    await client.query("SET plan_cache_mode = force_generic_plan");
+    // As the executor's pool plans them (customPlans in packages/db/src/pool.ts);
+    // PLAN_MODE=force_generic_plan measures kept plans instead.
+    await client.query(`SET plan_cache_mode = ${process.env.PLAN_MODE ?? "force_custom_plan"}`);
     const third = Math.floor(refs.length / 3);
     const ways = [
       [1, refs.slice(0, third)],

@@ -14,8 +14,8 @@ let projectId: string;
 beforeAll(async () => {
   tdb = await freshDatabase();
   db = createDb(tdb.url, { max: 2 });
-  // as the executor runs them: prepared, with kept (generic) plans
-  pool = createPgRunner(tdb.url, { max: 2, genericPlans: true });
+  // as the executor runs them: prepared, planned for their values on each call
+  pool = createPgRunner(tdb.url, { max: 2, customPlans: true });
   ({ projectId } = await createProject(db, "attempts", 1000));
 });
 
@@ -126,8 +126,8 @@ describe("startAttempts and finishAttempts", () => {
     expect(await finishAttempts(pool, [{ ...ref(plain), record: outcome(now, null) }])).toEqual([{ recorded: false, retryExecutionId: null }]);
   });
 
-  it("runs with kept plans, as the executor does", async () => {
-    expect(await pool.$queryRawUnsafe("SELECT current_setting('plan_cache_mode') AS mode")).toEqual([{ mode: "force_generic_plan" }]);
+  it("plans for the values of each call, as the executor does", async () => {
+    expect(await pool.$queryRawUnsafe("SELECT current_setting('plan_cache_mode') AS mode")).toEqual([{ mode: "force_custom_plan" }]);
   });
 
   it("starts and finishes attempts of several days in one call, answering in order", async () => {

@@ -11,8 +11,8 @@ import { attemptBatches, processAttempt } from "./worker.js";
 
 const env = loadEnv();
 const log = createLogger("executor", env.LOG_LEVEL);
-// Its statements (start and finish of attempts) name one day each and have kept plans that prune to it: see genericPlans.
-const db = createPgRunner(env.DATABASE_URL, { max: env.DB_POOL_SIZE, applicationName: "ttr-executor", genericPlans: true });
+// Its statements (start and finish of attempts) name one day each, pruned while planning: see customPlans.
+const db = createPgRunner(env.DATABASE_URL, { max: env.DB_POOL_SIZE, applicationName: "ttr-executor", customPlans: true });
 const redis = createRedis(env.REDIS_URL, "ttr-executor");
 const registry = createRegistry("executor");
 const metrics = createMetrics(registry);
