@@ -15,6 +15,11 @@ export const RETENTION_LOCK_KEY = 72707370;
 export const PARTITIONS_AHEAD_DAYS = 7;
 /** partitions with more rows than this are counted from PostgreSQL's statistics, not row by row */
 const EXACT_COUNT_LIMIT = 2_000_000;
+/** How long the pass's detach may wait for the tables (firing waits behind it meanwhile), and how often it tries. */
+const DETACH_LOCK_MS = 50;
+const DETACH_TRIES = 20;
+/** PostgreSQL's lock_not_available: lock_timeout ran out */
+const LOCK_NOT_AVAILABLE = "55P03";
 const DAY_MS = 86_400_000;
 
 export interface PruneResult {
@@ -146,8 +151,19 @@ async function pass(db: SqlRunner, opts: PruneOptions): Promise<PruneResult> {
       result.deferred = due.length;
       return result;
     }
+    const ready: Array<{ part: Partition; triggers: number; executions: number }> = [];
     for (const part of due) {
-      if (!(await prunePartition(db, part, cutoff, today, opts.batchSize ?? 1000, opts.pauseMs ?? 0, result, log))) result.deferred++;
+      const counted = await evacuate(db, part, cutoff, today, opts.batchSize ?? 1000, opts.pauseMs ?? 0, result, log);
+      if (counted) ready.push({ part, ...counted });
+      else result.deferred++;
+    }
+    await detachDays(db, ready.map((r) => r.part), { log });
+    if (ready.length > 0) await db.$executeRawUnsafe(`DROP TABLE ${ready.flatMap((r) => tablesOf(r.part)).map(ident).join(", ")}`);
+    for (const { part, triggers, executions } of ready) {
+      result.triggers += Math.round(triggers);
+      result.executions += Math.round(executions);
+      result.partitions++;
+      log?.("day partition removed", { partition: part.triggersTable, triggers, executions });
     }
     return result;
   } finally {
@@ -165,8 +181,12 @@ async function lock(db: SqlRunner, waitMs: number): Promise<boolean> {
   }
 }
 
-/** Moves the partition's survivors out, then drops the pair. false: something must stay for now. */
-async function prunePartition(
+/**
+ * Moves the partition's survivors out; answers how many rows it then holds
+ * (counted exactly when small, else PostgreSQL's estimate), or null when
+ * something must stay for now.
+ */
+async function evacuate(
   db: SqlRunner,
   part: Partition,
   cutoff: Date,
@@ -175,7 +195,7 @@ async function prunePartition(
   pauseMs: number,
   result: PruneResult,
   log: PruneOptions["log"],
-): Promise<boolean> {
+): Promise<{ triggers: number; executions: number } | null> {
   for (;;) {
     const ids = (await query<{ id: string }>(db, "retention_survivors", part.from, part.to, cutoff, batch)).map((r) => r.id);
     if (ids.length === 0) break;
@@ -184,7 +204,7 @@ async function prunePartition(
     result.executions += m?.expired ?? 0;
     if ((m?.moved ?? 0) < ids.length) {
       log?.("rows of an old partition are busy; it waits for the next pass", { partition: part.triggersTable });
-      return false;
+      return null;
     }
     if (pauseMs > 0) await sleep(pauseMs);
   }
@@ -192,16 +212,52 @@ async function prunePartition(
   const [count] = exact
     ? await query<{ triggers: number; executions: number }>(db, "retention_count", part.from, part.to)
     : [{ triggers: part.triggerRowsEstimate, executions: part.executionRowsEstimate }];
-  // Executions and tag rows first: a reader joining them to triggers never
-  // sees rows whose trigger is gone. CONCURRENTLY takes no lock that firing
-  // waits for.
-  await db.$executeRawUnsafe(`ALTER TABLE executions DETACH PARTITION ${ident(part.executionsTable)} CONCURRENTLY`);
-  await db.$executeRawUnsafe(`ALTER TABLE trigger_tags DETACH PARTITION ${ident(part.tagsTable)} CONCURRENTLY`);
-  await db.$executeRawUnsafe(`ALTER TABLE triggers DETACH PARTITION ${ident(part.triggersTable)} CONCURRENTLY`);
-  await db.$executeRawUnsafe(`DROP TABLE ${ident(part.executionsTable)}, ${ident(part.tagsTable)}, ${ident(part.triggersTable)}`);
-  result.triggers += Math.round(count?.triggers ?? 0);
-  result.executions += Math.round(count?.executions ?? 0);
-  result.partitions++;
-  log?.("day partition removed", { partition: part.triggersTable, triggers: count?.triggers, executions: count?.executions, exact });
-  return true;
+  return { triggers: count?.triggers ?? 0, executions: count?.executions ?? 0 };
+}
+
+/** The three tables of one day. */
+export type DayTables = Pick<Partition, "executionsTable" | "tagsTable" | "triggersTable">;
+
+/** A day's tables, executions and tag rows first: a reader joining them to triggers never sees rows whose trigger is gone. */
+const tablesOf = (part: DayTables) => [part.executionsTable, part.tagsTable, part.triggersTable];
+const PARENTS = ["executions", "trigger_tags", "triggers"] as const;
+
+/**
+ * Detaches the days' partitions. Every detach makes each connection that
+ * kept a plan over these tables (the scheduler's, /schedule's) plan it again
+ * on its next call, which at tens of days costs tens of milliseconds a
+ * statement: so all days go in one transaction, one such wave per pass.
+ * That transaction holds the three tables exclusively for the few
+ * milliseconds a detach takes (about 65 ms for 7 days here), and gives up
+ * on its lock after DETACH_LOCK_MS so that firing never waits longer; after
+ * DETACH_TRIES tries it detaches one table at a time with CONCURRENTLY,
+ * which takes no lock that firing waits for, at the cost of a wave each.
+ */
+export async function detachDays(
+  db: SqlRunner,
+  parts: DayTables[],
+  opts: { tries?: number; lockMs?: number; log?: PruneOptions["log"] } = {},
+): Promise<void> {
+  if (parts.length === 0) return;
+  const { tries = DETACH_TRIES, lockMs = DETACH_LOCK_MS, log } = opts;
+  const statements = PARENTS.flatMap((parent, i) => parts.map((p) => `ALTER TABLE ${parent} DETACH PARTITION ${ident(tablesOf(p)[i]!)}`));
+  for (let attempt = 1; attempt <= tries; attempt++) {
+    try {
+      await db.$executeRawUnsafe("BEGIN");
+      await db.$executeRawUnsafe(`SET LOCAL lock_timeout = '${lockMs}ms'`);
+      for (const statement of statements) await db.$executeRawUnsafe(statement);
+      await db.$executeRawUnsafe("COMMIT");
+      return;
+    } catch (err) {
+      await db.$executeRawUnsafe("ROLLBACK");
+      if ((err as { code?: string }).code !== LOCK_NOT_AVAILABLE) throw err;
+      await sleep(lockMs * attempt);
+    }
+  }
+  log?.("the tables stayed busy; detaching one at a time", { partitions: parts.length });
+  for (const part of parts) {
+    for (const [i, parent] of PARENTS.entries()) {
+      await db.$executeRawUnsafe(`ALTER TABLE ${parent} DETACH PARTITION ${ident(tablesOf(part)[i]!)} CONCURRENTLY`);
+    }
+  }
 }

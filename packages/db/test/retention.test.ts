@@ -4,7 +4,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
-import { clientRunner, createDb, createProject, ensurePartitions as ensure, partitionBounds, prune, query } from "../src/index.js";
+import { clientRunner, createDb, createProject, detachDays, ensurePartitions as ensure, partitionBounds, prune, query } from "../src/index.js";
 import { sql } from "../src/sql.js";
 
 const DAY = 86_400_000;
@@ -178,6 +178,57 @@ describe("prune", () => {
     const r = await prune(tdb.url, { olderThanDays: 30 });
     expect(r).toMatchObject({ triggers: 2, partitions: 1 });
     expect(await exists(`triggers_p${lone.replaceAll("-", "")}`)).toBe(false);
+  });
+});
+
+describe("detaching old days", () => {
+  const tablesOf = (d: string) => {
+    const suffix = d.replaceAll("-", "");
+    return { executionsTable: `executions_p${suffix}`, tagsTable: `trigger_tags_p${suffix}`, triggersTable: `triggers_p${suffix}` };
+  };
+  const attached = async (table: string) => (await client.query("SELECT 1 FROM pg_inherits WHERE inhrelid = to_regclass($1)", [table])).rowCount === 1;
+
+  it("detaches every day's three tables together when nothing holds them", async () => {
+    const days = [day(-50), day(-51)];
+    for (const d of days) await ensurePartitions(client, new Date(), d);
+    const said: string[] = [];
+    await detachDays(clientRunner(client), days.map(tablesOf), { log: (msg) => said.push(msg) });
+    for (const d of days) for (const t of Object.values(tablesOf(d))) expect(await attached(t)).toBe(false);
+    expect(said).toEqual([]);
+    for (const d of days) await client.query(`DROP TABLE ${Object.values(tablesOf(d)).join(", ")}`);
+  });
+
+  it("waits for the tables only briefly: while a long read holds them, detaches one table at a time once it ends", async () => {
+    const d = day(-52);
+    await ensurePartitions(client, new Date(), d);
+    const reader = new pg.Client({ connectionString: tdb.url });
+    await reader.connect();
+    try {
+      await reader.query("BEGIN");
+      await reader.query("SELECT count(*) FROM triggers");
+      let fellBack!: () => void;
+      const fallback = new Promise<void>((resolve) => {
+        fellBack = resolve;
+      });
+      const runner = new pg.Client({ connectionString: tdb.url });
+      await runner.connect();
+      try {
+        const started = Date.now();
+        const detaching = detachDays(clientRunner(runner), [tablesOf(d)], { tries: 2, lockMs: 20, log: (msg) => msg.includes("one at a time") && fellBack() });
+        await fallback;
+        // two tries of 20 ms, and pauses of 20 and 40 ms: the read was never waited on for long
+        expect(Date.now() - started).toBeLessThan(2000);
+        expect(await attached(tablesOf(d).triggersTable)).toBe(true);
+        await reader.query("COMMIT");
+        await detaching;
+      } finally {
+        await runner.end();
+      }
+    } finally {
+      await reader.end();
+    }
+    for (const t of Object.values(tablesOf(d))) expect(await attached(t)).toBe(false);
+    await client.query(`DROP TABLE ${Object.values(tablesOf(d)).join(", ")}`);
   });
 });
 
