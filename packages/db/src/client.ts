@@ -31,11 +31,49 @@ export function createDb(databaseUrl: string, opts: DbOptions = {}): Db {
  * Whether `err` is PostgreSQL cancelling a statement that outran its
  * statement_timeout (SQLSTATE 57014), as the driver adapter reports it.
  */
-export function isStatementTimeout(err: unknown): boolean {
+interface ErrorLink {
+  code?: unknown;
+  originalCode?: unknown;
+  kind?: unknown;
+  message?: unknown;
+  meta?: { driverAdapterError?: unknown };
+  cause?: unknown;
+}
+
+/** The error and what it wraps (Prisma's driver adapter error, `cause`), outermost first. */
+function* chain(err: unknown): Generator<ErrorLink> {
   for (let e: unknown = err, depth = 0; e && typeof e === "object" && depth < 6; depth++) {
-    const o = e as { code?: unknown; originalCode?: unknown; meta?: { driverAdapterError?: unknown }; cause?: unknown };
-    if (o.code === "57014" || o.originalCode === "57014") return true;
-    e = o.meta?.driverAdapterError ?? o.cause;
+    const link = e as ErrorLink;
+    yield link;
+    e = link.meta?.driverAdapterError ?? link.cause;
+  }
+}
+
+export function isStatementTimeout(err: unknown): boolean {
+  for (const e of chain(err)) if (e.code === "57014" || e.originalCode === "57014") return true;
+  return false;
+}
+
+/** Socket errors of a server that is down or cut off. */
+const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "EPIPE"]);
+/** What Prisma's driver adapter calls the same. */
+const ADAPTER_KINDS = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections", "TlsConnectionError"]);
+/** SQLSTATEs of a server shutting down, starting or full (class 08 is any lost connection). */
+const SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300"]);
+/** node-postgres's own words for a lost or unobtainable connection. */
+const PG_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error/;
+
+/**
+ * Whether `err` says PostgreSQL could not be reached or went away (down,
+ * restarting, cut off, out of connections), rather than that a statement
+ * was wrong: such a request answers 503, not 500.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  for (const e of chain(err)) {
+    const code = typeof e.code === "string" ? e.code : typeof e.originalCode === "string" ? e.originalCode : "";
+    if (NETWORK_CODES.has(code) || SQLSTATES.has(code) || code.startsWith("08")) return true;
+    if (typeof e.kind === "string" && ADAPTER_KINDS.has(e.kind)) return true;
+    if (typeof e.message === "string" && PG_MESSAGES.test(e.message)) return true;
   }
   return false;
 }

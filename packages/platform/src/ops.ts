@@ -4,7 +4,32 @@
 import http from "node:http";
 import client from "prom-client";
 
-export type ReadyCheck = () => Promise<boolean>;
+/** One probe per store the service needs, by name (`postgres`, `redis`): resolves true when it answers. */
+export type ReadyChecks = Record<string, () => Promise<boolean>>;
+
+/**
+ * How long /readyz waits for each probe. A store that is down may not
+ * answer at all (a network that drops packets, a client that queues its
+ * commands until it reconnects), and a probe that times out must get its
+ * answer first: 503 well within a second.
+ */
+export const READY_TIMEOUT_MS = 800;
+
+function answersInTime(check: () => Promise<boolean>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);
+  });
+  const answer = check().catch(() => false);
+  return Promise.race([answer, late]).finally(() => clearTimeout(timer));
+}
+
+/** The stores that did not answer in time, probed all at once. */
+export async function storesDown(checks: ReadyChecks): Promise<string[]> {
+  const names = Object.keys(checks);
+  const ok = await Promise.all(names.map((name) => answersInTime(checks[name]!)));
+  return names.filter((_, i) => !ok[i]);
+}
 
 export function createRegistry(service: string): client.Registry {
   const registry = new client.Registry();
@@ -17,14 +42,15 @@ export function createRegistry(service: string): client.Registry {
 export async function handleOps(
   pathname: string,
   registry: client.Registry,
-  ready: ReadyCheck,
+  ready: ReadyChecks,
 ): Promise<{ status: number; type: string; body: string } | null> {
   switch (pathname) {
     case "/healthz":
       return { status: 200, type: "application/json", body: '{"status":"ok"}' };
     case "/readyz": {
-      const ok = await ready().catch(() => false);
-      return { status: ok ? 200 : 503, type: "application/json", body: JSON.stringify({ status: ok ? "ready" : "unavailable" }) };
+      const down = await storesDown(ready);
+      const body = down.length === 0 ? { status: "ready" } : { status: "unavailable", down };
+      return { status: down.length === 0 ? 200 : 503, type: "application/json", body: JSON.stringify(body) };
     }
     case "/metrics":
       return { status: 200, type: registry.contentType, body: await registry.metrics() };
@@ -33,7 +59,7 @@ export async function handleOps(
   }
 }
 
-export function startOpsServer(port: number, registry: client.Registry, ready: ReadyCheck): Promise<http.Server> {
+export function startOpsServer(port: number, registry: client.Registry, ready: ReadyChecks): Promise<http.Server> {
   const server = http.createServer((req, res) => {
     const pathname = new URL(req.url ?? "/", "http://localhost").pathname;
     if (req.method !== "GET") {

@@ -52,7 +52,7 @@ export function createApp(deps: Deps): express.Express {
 
   app.use(literalBadEscapes, headOnlyWhereServed);
 
-  const ready = async () => (await dbPing(deps.db)) && (await redisPing(deps.redis));
+  const ready = { postgres: () => dbPing(deps.db), redis: () => redisPing(deps.redis) };
   for (const path of ["/healthz", "/readyz", "/metrics"]) {
     app.get(path, async (req, res) => {
       const out = (await handleOps(req.path, deps.registry, ready))!;

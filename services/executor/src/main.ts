@@ -30,7 +30,7 @@ const worker = new Worker(ATTEMPT_QUEUE, (job) => processAttempt(deps, job.data)
 worker.on("failed", (job, err) => log.error("attempt job failed", { executionId: job?.data?.executionId, error: err.message }));
 worker.on("error", (err) => log.error("worker error", { error: err.message }));
 
-const ops = await startOpsServer(env.METRICS_PORT, registry, async () => (await db.ping()) && (await redisPing(redis)));
+const ops = await startOpsServer(env.METRICS_PORT, registry, { postgres: () => db.ping(), redis: () => redisPing(redis) });
 log.info("executor started", { metricsPort: env.METRICS_PORT, concurrency: env.EXECUTOR_CONCURRENCY });
 
 let stopping = false;

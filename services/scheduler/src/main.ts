@@ -35,7 +35,7 @@ const leadership = new Leadership(env.DATABASE_URL, log, (leading) => {
   }
 });
 
-const ops = await startOpsServer(env.METRICS_PORT, registry, async () => (await db.ping()) && (await redisPing(redis)));
+const ops = await startOpsServer(env.METRICS_PORT, registry, { postgres: () => db.ping(), redis: () => redisPing(redis) });
 log.info("scheduler started", { metricsPort: env.METRICS_PORT, tickMs: env.SCHEDULER_TICK_MS, batchSize: env.SCHEDULER_BATCH_SIZE, retentionDays: env.TTR_RETENTION_DAYS });
 leadership.start();
 

@@ -1,7 +1,7 @@
 // The one place errors become responses (STYLE habit 3).
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import { ApiError } from "@ttr/core";
-import { isStatementTimeout } from "@ttr/db";
+import { isDatabaseUnavailable, isStatementTimeout } from "@ttr/db";
 import type { Logger } from "@ttr/platform";
 
 /** Unknown paths and methods a path does not accept: 404 with no body (SPEC §7). */
@@ -29,6 +29,12 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
       // A dashboard read outran DB_READ_TIMEOUT_MS: the server cancelled it.
       log.warn("read cancelled: statement timeout", { path: req.path, method: req.method });
       res.status(503).set("Retry-After", "5").json({ _tag: "Unavailable", message: "The read took too long, try again" });
+      return;
+    }
+    if (isDatabaseUnavailable(err)) {
+      // PostgreSQL is down or cut off: nothing was written, the client may retry.
+      log.warn("storage unavailable", { path: req.path, method: req.method, store: "postgres" });
+      res.status(503).set("Retry-After", "5").json({ _tag: "Unavailable", message: "Storage unavailable, try again" });
       return;
     }
     const status = typeof err?.status === "number" && err.status >= 400 && err.status < 500 ? err.status : 500;

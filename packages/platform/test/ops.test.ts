@@ -1,0 +1,49 @@
+// /readyz answers within a second whatever the stores do, and says which
+// one is down.
+import { Redis } from "ioredis";
+import { describe, expect, it } from "vitest";
+import { createRegistry, handleOps, READY_TIMEOUT_MS, redisPing } from "../src/index.js";
+import { closedPort } from "../../../test/support/ports.js";
+
+const registry = createRegistry("test");
+const never = () => new Promise<boolean>(() => {});
+
+async function readyz(checks: Record<string, () => Promise<boolean>>) {
+  const started = Date.now();
+  const out = await handleOps("/readyz", registry, checks);
+  return { status: out?.status, body: JSON.parse(out?.body ?? "null"), ms: Date.now() - started };
+}
+
+describe("/readyz", () => {
+  it("is 200 when every store answers", async () => {
+    const r = await readyz({ postgres: async () => true, redis: async () => true });
+    expect(r).toMatchObject({ status: 200, body: { status: "ready" } });
+  });
+
+  it("is 503 within a second, naming the store that never answers", async () => {
+    const r = await readyz({ postgres: async () => true, redis: never });
+    expect(r).toMatchObject({ status: 503, body: { status: "unavailable", down: ["redis"] } });
+    expect(r.ms).toBeGreaterThanOrEqual(READY_TIMEOUT_MS - 5);
+    expect(r.ms).toBeLessThan(1000);
+  });
+
+  it("names every store that fails, probed at once", async () => {
+    const r = await readyz({ postgres: never, redis: async () => Promise.reject(new Error("ECONNREFUSED")) });
+    expect(r).toMatchObject({ status: 503, body: { status: "unavailable", down: ["postgres", "redis"] } });
+    expect(r.ms).toBeLessThan(1000);
+  });
+});
+
+describe("redisPing", () => {
+  it("answers false at once while the client cannot connect, instead of queueing the command", async () => {
+    const redis = new Redis(`redis://127.0.0.1:${await closedPort()}`, { maxRetriesPerRequest: null, lazyConnect: false });
+    redis.on("error", () => {});
+    try {
+      const started = Date.now();
+      expect(await redisPing(redis)).toBe(false);
+      expect(Date.now() - started).toBeLessThan(100);
+    } finally {
+      redis.disconnect();
+    }
+  });
+});
