@@ -1,6 +1,7 @@
-// /readyz of each service started against a Redis that is not there: it
-// answers 503 within a second and names the store, while /healthz says the
-// process is alive.
+// Each service started against a Redis that is not there: /readyz answers
+// 503 within a second and names the store, while /healthz says the process
+// is alive; every line it logs meanwhile is JSON, and the outage is logged
+// once per connection, not at every reconnect.
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,7 +26,7 @@ afterAll(async () => {
   await database?.drop();
 });
 
-async function start(service: "api" | "scheduler" | "executor"): Promise<number> {
+async function start(service: "api" | "scheduler" | "executor"): Promise<{ port: number; output: string[] }> {
   const port = await freePort();
   const child = spawn(process.execPath, [path.join(root, "services", service, "dist", "main.js")], {
     env: {
@@ -33,24 +34,27 @@ async function start(service: "api" | "scheduler" | "executor"): Promise<number>
       DATABASE_URL: database.url,
       REDIS_URL: noRedis,
       TTR_REDIS_PREFIX: redisPrefix(),
-      LOG_LEVEL: "error",
+      LOG_LEVEL: "warn",
       HOST: "127.0.0.1",
       PORT: String(port),
       METRICS_PORT: String(port),
     },
-    stdio: "ignore",
+    stdio: ["ignore", "pipe", "pipe"],
   });
   children.push(child);
+  const output: string[] = [];
+  child.stdout?.on("data", (c: Buffer) => output.push(c.toString()));
+  child.stderr?.on("data", (c: Buffer) => output.push(c.toString()));
   await eventually(
     async () => ((await request(`http://127.0.0.1:${port}`, "GET", "/healthz").catch(() => null))?.status === 200 ? true : undefined),
     20_000,
     `${service} to answer /healthz`,
   );
-  return port;
+  return { port, output };
 }
 
 it.each(["api", "scheduler", "executor"] as const)("%s: /readyz is 503 within a second, naming redis", async (service) => {
-  const port = await start(service);
+  const { port, output } = await start(service);
   for (let i = 0; i < 3; i++) {
     const started = Date.now();
     const res = await request(`http://127.0.0.1:${port}`, "GET", "/readyz");
@@ -58,4 +62,17 @@ it.each(["api", "scheduler", "executor"] as const)("%s: /readyz is 503 within a 
     expect(res.status).toBe(503);
     expect(res.json()).toEqual({ status: "unavailable", down: ["redis"] });
   }
+  // ioredis retries the connection every few hundred ms meanwhile
+  await new Promise((r) => setTimeout(r, 1500));
+  const lines = output.join("").split("\n").filter((l) => l.trim() !== "");
+  const parsed = lines.map((line) => {
+    try {
+      return JSON.parse(line) as { message?: string; connection?: string };
+    } catch {
+      throw new Error(`${service} logged a line that is not JSON: ${line}`);
+    }
+  });
+  const outages = parsed.filter((l) => l.message === "redis unavailable").map((l) => l.connection);
+  expect(outages.length).toBeGreaterThan(0);
+  expect(new Set(outages).size, `${service} logged the same outage twice: ${outages.join(", ")}`).toBe(outages.length);
 });

@@ -25,7 +25,7 @@ export interface TestApi {
 export async function startApi(opts: { quota?: number; readTimeoutMs?: number } = {}): Promise<TestApi> {
   const database = await freshDatabase();
   const db = createDb(database.url, { max: 10, applicationName: "ttr-test" });
-  const redis = createRedis(redisUrl(), "ttr-test");
+  const redis = createRedis(redisUrl(), "ttr-test", createLogger("test", "error"));
   const log = createLogger("api", "error");
   const pg = createPgRunner(database.url, { max: 4, applicationName: "ttr-test" });
   const reads = createDb(database.url, { max: 2, applicationName: "ttr-test-reads", statementTimeoutMs: opts.readTimeoutMs ?? 5_000 });

@@ -1,8 +1,18 @@
 import { Redis } from "ioredis";
+import type { Logger } from "./logger.js";
+import { OutageLog } from "./outage.js";
 
-/** A connection usable by BullMQ (no per-command retry limit) and by plain commands. */
-export function createRedis(url: string, name: string): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null, connectionName: name, lazyConnect: false });
+/**
+ * A connection usable by BullMQ (no per-command retry limit) and by plain
+ * commands. Its connection errors are logged once per outage (ioredis would
+ * otherwise print each one to stderr, outside the JSON log).
+ */
+export function createRedis(url: string, name: string, log: Logger): Redis {
+  const redis = new Redis(url, { maxRetriesPerRequest: null, connectionName: name, lazyConnect: false });
+  const outage = new OutageLog(log, "redis", { connection: name });
+  redis.on("error", (err) => outage.failed(err));
+  redis.on("ready", () => outage.recovered());
+  return redis;
 }
 
 /**

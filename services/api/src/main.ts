@@ -8,7 +8,7 @@ import { createServer } from "./server.js";
 const env = loadEnv();
 const log = createLogger("api", env.LOG_LEVEL);
 const db = createDb(env.DATABASE_URL, { max: env.DB_POOL_SIZE, applicationName: "ttr-api" });
-const redis = createRedis(env.REDIS_URL, "ttr-api");
+const redis = createRedis(env.REDIS_URL, "ttr-api", log);
 const registry = createRegistry("api");
 const pg = createPgRunner(env.DATABASE_URL, { max: Math.max(2, Math.ceil(env.DB_POOL_SIZE / 2)), applicationName: "ttr-api" });
 const reads = createDb(env.DATABASE_URL, {

@@ -84,7 +84,7 @@ describe("POST /auth/login", () => {
 
   it("sets Secure when the request came over HTTPS", async () => {
     // Behind a TLS-terminating proxy express reports req.secure from X-Forwarded-Proto once it trusts the proxy.
-    const redis = createRedis(redisUrl(), "ttr-test");
+    const redis = createRedis(redisUrl(), "ttr-test", createLogger("test", "error"));
     const app = createApp({ db: api.db, reads: api.reads, pg: api.pg, redis, log: createLogger("api", "error"), registry: createRegistry("api") });
     app.set("trust proxy", "loopback");
     const server = createServer(app);

@@ -3,7 +3,7 @@
 import { Worker } from "bullmq";
 import { ATTEMPT_QUEUE } from "@ttr/core";
 import { createPgRunner } from "@ttr/db";
-import { createLogger, createRedis, createRegistry, redisPing, startOpsServer } from "@ttr/platform";
+import { createLogger, createRedis, createRegistry, OutageLog, redisPing, startOpsServer } from "@ttr/platform";
 import { loadEnv } from "./env.js";
 import { createMetrics } from "./metrics.js";
 import { destroyAgents } from "./send.js";
@@ -13,7 +13,7 @@ const env = loadEnv();
 const log = createLogger("executor", env.LOG_LEVEL);
 // Its statements (start and finish of attempts) name one day each, pruned while planning: see customPlans.
 const db = createPgRunner(env.DATABASE_URL, { max: env.DB_POOL_SIZE, applicationName: "ttr-executor", customPlans: true });
-const redis = createRedis(env.REDIS_URL, "ttr-executor");
+const redis = createRedis(env.REDIS_URL, "ttr-executor", log);
 const registry = createRegistry("executor");
 const metrics = createMetrics(registry);
 const deps = { env, db, batches: attemptBatches(db, env, metrics), redis, log, metrics };
@@ -28,7 +28,10 @@ const worker = new Worker(ATTEMPT_QUEUE, (job) => processAttempt(deps, job.data)
   skipVersionCheck: true,
 });
 worker.on("failed", (job, err) => log.error("attempt job failed", { executionId: job?.data?.executionId, error: err.message }));
-worker.on("error", (err) => log.error("worker error", { error: err.message }));
+// The worker's own connections fail with Redis, again at every retry: once per outage.
+const workerOutage = new OutageLog(log, "redis", { connection: "ttr-executor worker" });
+worker.on("error", (err) => workerOutage.failed(err));
+worker.on("ready", () => workerOutage.recovered());
 
 const ops = await startOpsServer(env.METRICS_PORT, registry, { postgres: () => db.ping(), redis: () => redisPing(redis) });
 log.info("executor started", { metricsPort: env.METRICS_PORT, concurrency: env.EXECUTOR_CONCURRENCY });

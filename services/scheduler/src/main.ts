@@ -16,8 +16,10 @@ const log = createLogger("scheduler", env.LOG_LEVEL);
 // A tick's statements take milliseconds; one that has not answered in 10 s
 // is on a dead connection, and the tick gives up and tries again.
 const db = createPgRunner(env.DATABASE_URL, { max: env.DB_POOL_SIZE, applicationName: "ttr-scheduler", queryTimeoutMs: 10_000 });
-const redis = createRedis(env.REDIS_URL, "ttr-scheduler");
+const redis = createRedis(env.REDIS_URL, "ttr-scheduler", log);
 const queue = new Queue(ATTEMPT_QUEUE, { connection: redis, prefix: env.TTR_REDIS_PREFIX, streams: { events: { maxLen: 1000 } } });
+// already logged once per outage by the connection's own listener
+queue.on("error", () => {});
 const registry = createRegistry("scheduler");
 const metrics = createMetrics(registry, queue);
 const admission = new PolicyAdmission(db, redis, env.TTR_REDIS_PREFIX);
