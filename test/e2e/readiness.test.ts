@@ -10,7 +10,6 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { freshDatabase, redisPrefix, type TestDatabase } from "../support/db.js";
 import { request } from "../support/http.js";
 import { eventually } from "../support/rows.js";
-import { closedPort } from "../support/ports.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 let database: TestDatabase;
@@ -19,7 +18,7 @@ const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   database = await freshDatabase();
-  noRedis = `redis://127.0.0.1:${await closedPort()}`;
+  noRedis = `redis://127.0.0.1:${await freePort()}`;
 });
 afterAll(async () => {
   for (const child of children) child.kill("SIGKILL");

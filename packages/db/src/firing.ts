@@ -16,16 +16,18 @@ function idsAndDays(refs: AttemptRef[]): [string[], string[]] {
   return [refs.map((r) => r.executionId), [...new Set(refs.map((r) => r.partDay))]];
 }
 
-/** `items` split by day, in their order within each day. */
-function byDay<T extends { partDay: string }>(items: T[]): Map<string, T[]> {
-  const days = new Map<string, T[]>();
+/** `items` grouped by `key`, in their order within each group. */
+function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
   for (const item of items) {
-    const same = days.get(item.partDay);
+    const same = groups.get(key(item));
     if (same) same.push(item);
-    else days.set(item.partDay, [item]);
+    else groups.set(key(item), [item]);
   }
-  return days;
+  return groups;
 }
+
+const byDay = <T extends AttemptRef>(items: T[]) => groupBy(items, (item) => item.partDay);
 
 export interface PromotedTrigger extends AttemptRef {
   triggerId: string;
@@ -85,14 +87,8 @@ export function selectHeld(db: SqlRunner, now: Date, perGroup: number, skip: Ite
 
 /** Parks attempts under the tag that held each back (one statement per tag). */
 export async function holdAttempts(db: SqlRunner, held: Array<AttemptRef & { tag: string }>): Promise<number> {
-  const byTag = new Map<string, AttemptRef[]>();
-  for (const h of held) {
-    const refs = byTag.get(h.tag);
-    if (refs) refs.push(h);
-    else byTag.set(h.tag, [h]);
-  }
   let changed = 0;
-  for (const [tag, refs] of byTag) changed += await execute(db, "hold_attempts", ...idsAndDays(refs), tag);
+  for (const [tag, refs] of groupBy(held, (h) => h.tag)) changed += await execute(db, "hold_attempts", ...idsAndDays(refs), tag);
   return changed;
 }
 

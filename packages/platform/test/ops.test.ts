@@ -2,8 +2,7 @@
 // one is down.
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
-import { createRegistry, handleOps, READY_TIMEOUT_MS, redisPing } from "../src/index.js";
-import { closedPort } from "../../../test/support/ports.js";
+import { createRegistry, freePort, handleOps, READY_TIMEOUT_MS, redisPing } from "../src/index.js";
 
 const registry = createRegistry("test");
 const never = () => new Promise<boolean>(() => {});
@@ -36,7 +35,7 @@ describe("/readyz", () => {
 
 describe("redisPing", () => {
   it("answers false at once while the client cannot connect, instead of queueing the command", async () => {
-    const redis = new Redis(`redis://127.0.0.1:${await closedPort()}`, { maxRetriesPerRequest: null, lazyConnect: false });
+    const redis = new Redis(`redis://127.0.0.1:${await freePort()}`, { maxRetriesPerRequest: null, lazyConnect: false });
     redis.on("error", () => {});
     try {
       const started = Date.now();

@@ -5,17 +5,16 @@ import type { AddressInfo } from "node:net";
 import { createApp } from "@ttr/api/app";
 import { createServer } from "@ttr/api/server";
 import { createDb, createPgRunner } from "@ttr/db";
-import { createLogger, createRedis, createRegistry } from "@ttr/platform";
+import { createLogger, createRedis, createRegistry, freePort } from "@ttr/platform";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { redisUrl } from "../../../test/support/db.js";
 import { request } from "../../../test/support/http.js";
-import { closedPort } from "../../../test/support/ports.js";
 
 let base: string;
 let close: () => Promise<void>;
 
 beforeAll(async () => {
-  const down = `postgresql://postgres@127.0.0.1:${await closedPort()}/ttr`;
+  const down = `postgresql://postgres@127.0.0.1:${await freePort()}/ttr`;
   const db = createDb(down, { max: 2, applicationName: "ttr-test" });
   const reads = createDb(down, { max: 2, applicationName: "ttr-test-reads" });
   const pg = createPgRunner(down, { max: 2, applicationName: "ttr-test" });
