@@ -179,8 +179,9 @@ describe("recurring items (rules 4, 5, 10)", () => {
     const first = await declare(tag, [recurring("g")]);
     const gen = first.operations[0].id;
     const [upcoming] = (await instances(api, gen)).map((i) => i.id);
-    const queued = await seed(tag, { generatorId: gen, status: "queued" });
-    const running = await seed(tag, { generatorId: gen, status: "running" });
+    // created one after the other (the same millisecond would leave their order to their ids)
+    const queued = await seed(tag, { generatorId: gen, status: "queued", createdAt: new Date(Date.now() + 1000) });
+    const running = await seed(tag, { generatorId: gen, status: "running", createdAt: new Date(Date.now() + 2000) });
     const out = await declare(tag, []);
     expect(out.operations).toEqual([
       { operation: "cancelled", customKey: null, kind: "job", id: upcoming },
