@@ -38,7 +38,8 @@ export interface SystemOptions {
   quota?: number;
 }
 
-async function waitReady(port: number, service: Service, timeoutMs = 20_000): Promise<void> {
+/** Waits until the service's /readyz answers 200. */
+export async function waitReady(port: number, service: Service, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (service.child.exitCode !== null) throw new Error(`${service.name} exited early:\n${service.output.join("")}`);
@@ -47,6 +48,40 @@ async function waitReady(port: number, service: Service, timeoutMs = 20_000): Pr
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${service.name} not ready after ${timeoutMs} ms:\n${service.output.join("")}`);
+}
+
+/**
+ * Starts one service (`main`: its dist/main.js, from the repository root) as
+ * a process of its own with exactly `env`, keeping the last lines of its
+ * output; waits for its /readyz unless `ready` is false.
+ */
+export async function launchService(name: string, main: string, env: Record<string, string>, port: number, ready = true): Promise<Service> {
+  const child = spawn(process.execPath, [path.join(root, main)], { env, stdio: ["ignore", "pipe", "pipe"] });
+  const service: Service = { name, child, port, output: [] };
+  const keep = (c: Buffer) => {
+    service.output.push(c.toString());
+    if (service.output.length > 400) service.output.shift();
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
+  if (ready) {
+    try {
+      await waitReady(port, service);
+    } catch (err) {
+      child.kill("SIGKILL");
+      throw err;
+    }
+  }
+  return service;
+}
+
+/** Sends `signal` and resolves with the exit code once the process has exited. */
+export function killService(service: Service, signal: NodeJS.Signals = "SIGTERM"): Promise<number | null> {
+  return new Promise<number | null>((resolve) => {
+    if (service.child.exitCode !== null || service.child.signalCode !== null) return resolve(service.child.exitCode);
+    service.child.once("exit", (code) => resolve(code));
+    service.child.kill(signal);
+  });
 }
 
 export async function startSystem(opts: SystemOptions = {}): Promise<System> {
@@ -62,19 +97,11 @@ export async function startSystem(opts: SystemOptions = {}): Promise<System> {
   };
   const services: Service[] = [];
 
-  async function launch(name: string, main: string, extraEnv: Record<string, string>, port: number): Promise<Service> {
-    const child = spawn(process.execPath, [path.join(root, main)], { env: { ...env, ...extraEnv }, stdio: ["ignore", "pipe", "pipe"] });
-    const service: Service = { name, child, port, output: [] };
-    const keep = (c: Buffer) => {
-      service.output.push(c.toString());
-      if (service.output.length > 400) service.output.shift();
-    };
-    child.stdout?.on("data", keep);
-    child.stderr?.on("data", keep);
+  const launch = async (name: string, main: string, extraEnv: Record<string, string>, port: number) => {
+    const service = await launchService(name, main, { ...env, ...extraEnv }, port);
     services.push(service);
-    await waitReady(port, service);
     return service;
-  }
+  };
 
   const apiPort = await freePort();
   await launch("api", "services/api/dist/main.js", { PORT: String(apiPort), HOST: "127.0.0.1" }, apiPort);
@@ -90,12 +117,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<System> {
   const { projectId, apiKey } = await createProject(db, "e2e", opts.quota ?? 100000);
   const base = `http://127.0.0.1:${apiPort}`;
 
-  const kill = (service: Service, signal: NodeJS.Signals = "SIGTERM") =>
-    new Promise<number | null>((resolve) => {
-      if (service.child.exitCode !== null || service.child.signalCode !== null) return resolve(service.child.exitCode);
-      service.child.once("exit", (code) => resolve(code));
-      service.child.kill(signal);
-    });
+  const kill = killService;
 
   return {
     base,

@@ -100,6 +100,14 @@ export async function markDispatched(db: SqlRunner, refs: AttemptRef[]): Promise
 
 export const staleDispatched = (db: SqlRunner, before: Date, limit: number) => query<AttemptRef>(db, "stale_dispatched", before, limit);
 
+export interface QueuedAttempt extends AttemptRef {
+  plannedAt: Date;
+}
+
+/** One page of the attempts the queue should hold, oldest due first, after `after` (in_queue_attempts.sql). */
+export const inQueueAttempts = (db: SqlRunner, before: Date, limit: number, after: QueuedAttempt | null) =>
+  query<QueuedAttempt>(db, "in_queue_attempts", before, limit, after?.plannedAt ?? null, after?.executionId ?? null);
+
 export interface ReapedAttempt {
   executionId: string;
   triggerId: string;

@@ -8,5 +8,6 @@ export * from "./firing.js";
 export * from "./dashboard.js";
 export * from "./policies.js";
 export * from "./declare.js";
-export { clientRunner, createPgRunner, PLANNED_PER_CALL, type PgRunner, type PgRunnerOptions, withPgClient } from "./pool.js";
+export { acquireLease, checkLease, LeaseLost, releaseLease, renewLease } from "./lease.js";
+export { clientRunner, createPgRunner, PLANNED_PER_CALL, type PgRunner, type PgRunnerOptions, sessionOptions, withPgClient } from "./pool.js";
 export { type DayTables, detachDays, ensurePartitions, partitionBounds, prune, PARTITIONS_AHEAD_DAYS, RETENTION_LOCK_KEY, type PruneOptions, type PruneResult } from "./retention.js";

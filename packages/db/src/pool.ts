@@ -39,6 +39,17 @@ export interface PgRunnerOptions {
    * Left to itself (`auto`), PostgreSQL also makes that plan, to compare.
    */
   customPlans?: boolean;
+  /**
+   * Server settings for this pool's sessions, sent when each connects
+   * (e.g. `idle_in_transaction_session_timeout`).
+   */
+  settings?: Record<string, string | number>;
+}
+
+/** The `options` connection parameter that applies `settings` to a session. */
+export function sessionOptions(settings: Record<string, string | number>): string | undefined {
+  const entries = Object.entries(settings);
+  return entries.length === 0 ? undefined : entries.map(([k, v]) => `-c ${k}=${v}`).join(" ");
 }
 
 /**
@@ -55,6 +66,7 @@ export interface PgRunnerOptions {
 export const PLANNED_PER_CALL = ["promote_due", "mark_dispatched", "hold_attempts"] as const;
 
 export function createPgRunner(databaseUrl: string, opts: PgRunnerOptions = {}): PgRunner {
+  const options = sessionOptions({ ...opts.settings, ...(opts.customPlans ? { plan_cache_mode: "force_custom_plan" } : {}) });
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: opts.max ?? 10,
@@ -63,7 +75,7 @@ export function createPgRunner(databaseUrl: string, opts: PgRunnerOptions = {}):
     idleTimeoutMillis: 30_000,
     application_name: opts.applicationName ?? "ttr",
     ...(opts.queryTimeoutMs ? { query_timeout: opts.queryTimeoutMs } : {}),
-    ...(opts.customPlans ? { options: "-c plan_cache_mode=force_custom_plan" } : {}),
+    ...(options ? { options } : {}),
   });
   // An idle connection that the server closed must not crash the process.
   pool.on("error", () => {});

@@ -19,10 +19,58 @@ export class OutageLog {
     this.log.warn(`${this.store} unavailable`, { ...this.meta, error: err instanceof Error ? err.message : String(err) });
   }
 
+  /**
+   * A failure seen by something that will not see the recovery (a request
+   * that failed): logged if the store was working until now, and then
+   * `probe` is tried every `everyMs` until it answers, to log the recovery.
+   */
+  failedUntil(err: unknown, probe: () => Promise<unknown>, everyMs = 1000): void {
+    if (this.down) return;
+    this.failed(err);
+    const timer = setInterval(() => {
+      probe().then(
+        () => {
+          clearInterval(timer);
+          this.recovered();
+        },
+        () => {},
+      );
+    }, everyMs);
+    timer.unref();
+  }
+
   /** It answers again: logged if it was down. */
   recovered(): void {
     if (!this.down) return;
     this.down = false;
     this.log.info(`${this.store} available again`, this.meta);
+  }
+}
+
+/**
+ * The same error arriving in a burst (say, one per job the queue lost when
+ * Redis was flushed): the first is logged, repeats within `windowMs` are
+ * only counted, and the count rides on the next line logged.
+ */
+export class RepeatLog {
+  private lastAt = Number.NEGATIVE_INFINITY;
+  private repeats = 0;
+
+  constructor(
+    private readonly log: Logger,
+    private readonly message: string,
+    private readonly windowMs = 10_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  note(err: unknown): void {
+    const at = this.now();
+    if (at - this.lastAt < this.windowMs) {
+      this.repeats++;
+      return;
+    }
+    this.log.warn(this.message, { error: err instanceof Error ? err.message : String(err), repeatsBefore: this.repeats });
+    this.lastAt = at;
+    this.repeats = 0;
   }
 }

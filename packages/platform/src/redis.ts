@@ -8,7 +8,9 @@ import { OutageLog } from "./outage.js";
  * otherwise print each one to stderr, outside the JSON log).
  */
 export function createRedis(url: string, name: string, log: Logger): Redis {
-  const redis = new Redis(url, { maxRetriesPerRequest: null, connectionName: name, lazyConnect: false });
+  // Reconnect at most a second apart (ioredis waits up to 2 s), so work
+  // resumes within about a second of Redis answering again.
+  const redis = new Redis(url, { maxRetriesPerRequest: null, connectionName: name, lazyConnect: false, retryStrategy: (times) => Math.min(times * 100, 1000) });
   const outage = new OutageLog(log, "redis", { connection: name });
   redis.on("error", (err) => outage.failed(err));
   redis.on("ready", () => outage.recovered());

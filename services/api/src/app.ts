@@ -2,7 +2,7 @@
 import express from "express";
 import { randomUUID } from "node:crypto";
 import { dbPing } from "@ttr/db";
-import { handleOps, prom, redisPing } from "@ttr/platform";
+import { handleOps, OutageLog, prom, redisPing } from "@ttr/platform";
 import type { Deps } from "./deps.js";
 import { errorHandler, notFoundHandler } from "./http/errors.js";
 import { headOnlyWhereServed, literalBadEscapes, ROUTING } from "./http/paths.js";
@@ -71,6 +71,6 @@ export function createApp(deps: Deps): express.Express {
   app.use(tagPoliciesRoutes(deps));
   app.use("/dashboard", dashboardUiRoutes());
   app.use(notFoundHandler);
-  app.use(errorHandler(deps.log));
+  app.use(errorHandler(deps.log, new OutageLog(deps.log, "postgres", { connection: "ttr-api" }), ready.postgres));
   return app;
 }

@@ -3,7 +3,7 @@
 import { Worker } from "bullmq";
 import { ATTEMPT_QUEUE } from "@ttr/core";
 import { createPgRunner } from "@ttr/db";
-import { createLogger, createRedis, createRegistry, OutageLog, redisPing, startOpsServer } from "@ttr/platform";
+import { createLogger, createRedis, createRegistry, OutageLog, RepeatLog, redisPing, startOpsServer } from "@ttr/platform";
 import { loadEnv } from "./env.js";
 import { createMetrics } from "./metrics.js";
 import { destroyAgents } from "./send.js";
@@ -16,7 +16,7 @@ const db = createPgRunner(env.DATABASE_URL, { max: env.DB_POOL_SIZE, application
 const redis = createRedis(env.REDIS_URL, "ttr-executor", log);
 const registry = createRegistry("executor");
 const metrics = createMetrics(registry);
-const deps = { env, db, batches: attemptBatches(db, env, metrics), redis, log, metrics };
+const deps = { env, db, batches: attemptBatches(db, env, metrics), redis, log, metrics, dbOutage: new OutageLog(log, "postgres", { connection: "ttr-executor" }) };
 
 // maxStalledCount 0: a job whose worker died mid-attempt is failed, never run
 // again (SPEC §1 Lost attempts 1); the reaper closes its execution.
@@ -30,7 +30,11 @@ const worker = new Worker(ATTEMPT_QUEUE, (job) => processAttempt(deps, job.data)
 worker.on("failed", (job, err) => log.error("attempt job failed", { executionId: job?.data?.executionId, error: err.message }));
 // The worker's own connections fail with Redis, again at every retry: once per outage.
 const workerOutage = new OutageLog(log, "redis", { connection: "ttr-executor worker" });
-worker.on("error", (err) => workerOutage.failed(err));
+// Jobs that vanished from Redis while being sent (flushed, restarted empty)
+// cannot be completed there, each with an error: the attempts themselves
+// are recorded in PostgreSQL all the same.
+const vanished = new RepeatLog(log, "queue jobs vanished from Redis while being sent; their outcomes are recorded all the same");
+worker.on("error", (err) => (/Missing (key|lock) for job/.test(err.message) ? vanished.note(err) : workerOutage.failed(err)));
 worker.on("ready", () => workerOutage.recovered());
 
 const ops = await startOpsServer(env.METRICS_PORT, registry, { postgres: () => db.ping(), redis: () => redisPing(redis) });
@@ -46,7 +50,8 @@ async function shutdown(signal: string): Promise<void> {
   ops.close();
   destroyAgents();
   await Promise.allSettled([db.end()]);
-  await redis.quit().catch(() => {});
+  // QUIT would wait for a Redis that is down: a second at most.
+  await Promise.race([redis.quit().catch(() => {}), new Promise((r) => setTimeout(r, 1000))]);
   log.info("executor stopped");
   process.exit(0);
 }

@@ -8,11 +8,12 @@ import {
   executionDay,
   type FinishedAttempt,
   finishAttempts,
+  isDatabaseUnavailable,
   type PgRunner,
   type StartedAttempt,
   startAttempts,
 } from "@ttr/db";
-import { Batcher, type Logger, markEnded, markStarted } from "@ttr/platform";
+import { Batcher, type Logger, markEnded, markStarted, type OutageLog } from "@ttr/platform";
 import type { Redis } from "ioredis";
 import type { ExecutorEnv } from "./env.js";
 import type { Metrics } from "./metrics.js";
@@ -26,6 +27,32 @@ export interface WorkerDeps {
   redis: Redis;
   log: Logger;
   metrics: Metrics;
+  /** PostgreSQL outages, logged once each */
+  dbOutage: OutageLog;
+}
+
+/** Longest pause between two tries while PostgreSQL is down. */
+const MAX_BACKOFF_MS = 2000;
+
+/**
+ * Runs `fn` again until PostgreSQL answers: while it is down, an attempt
+ * neither fails its queue job (which would leave it for the slower lost-job
+ * sweep) nor loses its outcome (which would leave it for the reaper). The
+ * job stays active, its lock renewed, and goes on within a second or two of
+ * the database coming back. Other errors are thrown at once.
+ */
+export async function whileDatabaseDown<T>(outage: OutageLog, fn: () => Promise<T>): Promise<T> {
+  for (let pause = 100; ; pause = Math.min(pause * 2, MAX_BACKOFF_MS)) {
+    try {
+      const result = await fn();
+      outage.recovered();
+      return result;
+    } catch (err) {
+      if (!isDatabaseUnavailable(err)) throw err;
+      outage.failed(err);
+      await new Promise((r) => setTimeout(r, pause));
+    }
+  }
 }
 
 /**
@@ -75,7 +102,7 @@ async function start(deps: WorkerDeps, data: unknown, retried = false): Promise<
 }
 
 export async function processAttempt(deps: WorkerDeps, data: unknown): Promise<void> {
-  const started = await start(deps, data);
+  const started = await whileDatabaseDown(deps.dbOutage, () => start(deps, data));
   if (!started) return;
   const { executionId } = started;
   const ref = { executionId, partDay: started.partDay };
@@ -101,7 +128,7 @@ export async function processAttempt(deps: WorkerDeps, data: unknown): Promise<v
     deps.log.warn("attempt not recordable; left for the reaper", log);
     return;
   }
-  const { recorded, retryExecutionId } = await deps.batches.finish.call({ ...ref, record });
+  const { recorded, retryExecutionId } = await whileDatabaseDown(deps.dbOutage, () => deps.batches.finish.call({ ...ref, record }));
   await markEnded(deps.redis, prefix, started.projectId, started.tags, executionId);
   deps.log.info("attempt", { ...log, status: record.responseStatus, recorded, retry: retryExecutionId !== null, deadLetter: record.isDeadLetter });
 }

@@ -1,8 +1,9 @@
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import type { DispatchCandidate, PgRunner } from "@ttr/db";
+import type { DispatchCandidate, PgRunner, SqlRunner } from "@ttr/db";
 import type { Logger, prom } from "@ttr/platform";
 import type { SchedulerEnv } from "./env.js";
+import type { Fence } from "./leader.js";
 import type { Metrics } from "./metrics.js";
 
 /**
@@ -26,4 +27,20 @@ export interface Deps {
   registry: prom.Registry;
   metrics: Metrics;
   admission: Admission;
+  /** the leadership lease: every transaction of the loop checks it first (fenced) */
+  lease: Fence;
+  /** asks for the queue to be checked against PostgreSQL at the next tick (recover.ts) */
+  recovery: { request(reason: string): void };
+}
+
+/**
+ * Runs `fn` in one transaction that first checks this replica still holds
+ * the leadership lease (and keeps it from being taken over until the
+ * transaction ends): a replica that lost it commits nothing.
+ */
+export function fenced<T>(deps: Pick<Deps, "db" | "lease">, fn: (tx: SqlRunner) => Promise<T>): Promise<T> {
+  return deps.db.$transaction(async (tx) => {
+    await deps.lease.check(tx);
+    return fn(tx);
+  });
 }

@@ -6,13 +6,20 @@
 import { ATTEMPT_JOB, attemptJobOptions } from "@ttr/core";
 import { type AttemptRef, type DispatchCandidate, holdAttempts, markDispatched, selectDispatchable, selectHeld, type SqlRunner, staleDispatched } from "@ttr/db";
 import { markEnded } from "@ttr/platform";
-import type { Deps } from "./deps.js";
+import { type Deps, fenced } from "./deps.js";
 
-/** Puts dispatched attempts into the executors' queue. */
-export async function enqueue(deps: Deps, refs: AttemptRef[]): Promise<void> {
+/**
+ * Puts dispatched attempts into the executors' queue, each as a job whose id
+ * is the attempt's (the queue ignores an id it holds), or with `copy`, as a
+ * second job beside one that is stuck.
+ */
+export async function enqueue(deps: Pick<Deps, "queue">, refs: AttemptRef[], copy?: string): Promise<void> {
   if (refs.length === 0) return;
   await deps.queue.addBulk(
-    refs.map(({ executionId, partDay }) => ({ name: ATTEMPT_JOB, data: { executionId, partDay }, opts: attemptJobOptions(executionId) })),
+    refs.map(({ executionId, partDay }) => {
+      const opts = attemptJobOptions(executionId);
+      return { name: ATTEMPT_JOB, data: { executionId, partDay }, opts: copy ? { ...opts, jobId: `${executionId}-${copy}` } : opts };
+    }),
   );
 }
 
@@ -50,6 +57,9 @@ async function admitOrHold(deps: Deps, tx: SqlRunner, candidates: Array<Dispatch
 
 async function afterCommit(deps: Deps, ids: AttemptRef[], released: DispatchCandidate[]): Promise<void> {
   for (const c of released) await markEnded(deps.redis, deps.env.TTR_REDIS_PREFIX, c.projectId, c.tags, c.executionId);
+  // Frozen between commit and here, past the lease: the replica that took
+  // over enqueues these (recoverQueue), not this one.
+  if (!deps.lease.held()) return;
   await enqueue(deps, ids);
   deps.metrics.dispatched.inc(ids.length);
 }
@@ -60,7 +70,7 @@ async function afterCommit(deps: Deps, ids: AttemptRef[], released: DispatchCand
  * many candidates it looked at.
  */
 export async function dispatchBatch(deps: Deps, now: Date, full: Set<string>): Promise<number> {
-  const { seen, ids, released } = await deps.db.$transaction(async (tx) => {
+  const { seen, ids, released } = await fenced(deps, async (tx) => {
     const candidates = await selectDispatchable(tx, now, deps.env.SCHEDULER_BATCH_SIZE);
     return { seen: candidates.length, ...(await admitOrHold(deps, tx, candidates, now, full)) };
   });
@@ -74,7 +84,7 @@ export async function dispatchBatch(deps: Deps, now: Date, full: Set<string>): P
  * many it dispatched.
  */
 export async function dispatchHeld(deps: Deps, now: Date, full: Set<string>): Promise<number> {
-  const { ids, released } = await deps.db.$transaction(async (tx) => {
+  const { ids, released } = await fenced(deps, async (tx) => {
     const candidates = await selectHeld(tx, now, deps.env.SCHEDULER_BATCH_SIZE, full);
     return admitOrHold(deps, tx, candidates, now, full);
   });
@@ -82,22 +92,38 @@ export async function dispatchHeld(deps: Deps, now: Date, full: Set<string>): Pr
   return ids.length;
 }
 
+/** A job normally starts within a second of its dispatch; one still not started after this is looked at. */
+export const STALE_AFTER_MS = 5000;
+
 /**
- * Attempts dispatched a minute ago and still planned whose queue job is gone
- * (the scheduler died between commit and enqueue, or BullMQ failed a job that
- * never started) are enqueued again. The executor starts an attempt only from
- * `planned`, so a duplicate job can never send twice.
+ * Attempts dispatched before `dispatchedBefore` and still planned, whose
+ * queue job failed before it started (its executor died holding it) or is
+ * gone, are enqueued again, oldest due first. So are those whose job was
+ * taken before `activeBefore` and never started: an executor that took a
+ * job normally starts its attempt within milliseconds, so such a job is
+ * held by an executor that died, or was taken in a command whose answer a
+ * Redis outage lost. That job cannot be removed while its lock lasts, so a
+ * copy is added beside it. The executor starts an attempt only from
+ * `planned`, so neither can ever send twice. (A queue that lost everything
+ * is QueueRecovery's.)
  */
-export async function requeueLost(deps: Deps, now: Date): Promise<number> {
-  const stale = await staleDispatched(deps.db, new Date(now.getTime() - 60_000), 500);
+export async function requeueLost(deps: Omit<Deps, "recovery">, now: Date, dispatchedBefore: Date, activeBefore: Date): Promise<number> {
+  const stale = await staleDispatched(deps.db, dispatchedBefore, 500);
+  // asked together: ioredis pipelines them
+  const states = await Promise.all(stale.map((ref) => deps.queue.getJobState(ref.executionId)));
+  const active = stale.filter((_, i) => states[i] === "active");
+  const taken = await Promise.all(active.map((ref) => deps.queue.getJob(ref.executionId)));
+  const stuck = active.filter((_, i) => (taken[i]?.processedOn ?? Number.POSITIVE_INFINITY) < activeBefore.getTime());
   const lost: AttemptRef[] = [];
-  for (const ref of stale) {
-    const state = await deps.queue.getJobState(ref.executionId);
+  for (const [i, ref] of stale.entries()) {
+    const state = states[i];
     if (state === "waiting" || state === "active" || state === "delayed" || state === "prioritized" || state === "waiting-children") continue;
     if (state !== "unknown") await deps.queue.remove(ref.executionId).catch(() => 0);
     lost.push(ref);
   }
+  if (!deps.lease.held()) return 0;
   await enqueue(deps, lost);
-  deps.metrics.requeued.inc(lost.length);
-  return lost.length;
+  await enqueue(deps, stuck, `again-${now.getTime()}`);
+  deps.metrics.requeued.inc(lost.length + stuck.length);
+  return lost.length + stuck.length;
 }

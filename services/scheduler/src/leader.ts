@@ -1,27 +1,82 @@
-// Only one scheduler replica is active (CONTRACT §9). Leadership is a
-// PostgreSQL session advisory lock held on a dedicated connection: when the
-// active process dies its connection closes and the lock is free at once; a
-// standby polls every second, so it takes over well within 5 s.
+// Only one scheduler replica is active. Leadership is a lease in PostgreSQL
+// (the scheduler_lease row, RELIABILITY.md "Leadership"): the active replica
+// renews it every second from a connection of its own, and it runs out
+// LEASE_MS after the last renewal. A standby tries every second and takes it
+// when it has run out (the active one froze, or lost its network), or at
+// once when the holder's connection is gone (it died). Each takeover starts
+// a new epoch, and every transaction of the active replica checks its epoch
+// first (`check`), so a replica that wakes up after losing the lease commits
+// nothing, even before it has noticed.
+import { randomUUID } from "node:crypto";
+import os from "node:os";
+import { performance } from "node:perf_hooks";
 import pg from "pg";
-import type { Logger } from "@ttr/platform";
+import { acquireLease, checkLease, clientRunner, LeaseLost, releaseLease, renewLease, sessionOptions, type SqlRunner } from "@ttr/db";
+import { type Logger, OutageLog } from "@ttr/platform";
 
-/** An arbitrary, fixed lock key: "ttr scheduler". */
-const LEADER_LOCK = 7_437_120_001;
+/** How long a lease lasts without renewal: a frozen leader is replaced within this plus RETRY_MS. */
+export const LEASE_MS = 5000;
+/** How often the leader renews and a standby tries. */
+export const RETRY_MS = 1000;
+/**
+ * The leader stops trusting its lease this long before the server would let
+ * it run out: its own clock measures from before the renewal was sent, and
+ * this leaves room for the two clocks to run at slightly different rates.
+ */
+const MARGIN_MS = 500;
 
-export class Leadership {
+/**
+ * Server settings for the scheduler's sessions. A transaction left open by
+ * a frozen or cut-off replica is ended by the server within 5 s, releasing
+ * its locks (the lease's among them); keepalives find a vanished client in
+ * about 11 s, so its connection, and the process id the lease names, go too.
+ */
+export const SCHEDULER_SESSION_SETTINGS = {
+  idle_in_transaction_session_timeout: "5s",
+  tcp_keepalives_idle: 5,
+  tcp_keepalives_interval: 2,
+  tcp_keepalives_count: 3,
+} as const;
+
+/** What the active replica's work asks of the lease. */
+export interface Fence {
+  /** Throws LeaseLost unless this replica holds the lease; key-share locks it for the rest of `tx`. */
+  check(tx: SqlRunner): Promise<void>;
+  /** Whether this replica holds the lease, by its own clock (no round trip). */
+  held(): boolean;
+}
+
+export class Leadership implements Fence {
+  /** this replica, as the lease names it */
+  readonly id = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private client: pg.Client | null = null;
-  private leading = false;
+  private epoch: string | null = null;
+  /** performance.now() until which the lease is trusted */
+  private validUntil = 0;
   private stopped = false;
   private timer: NodeJS.Timeout | null = null;
+  private readonly outage: OutageLog;
 
   constructor(
     private readonly databaseUrl: string,
     private readonly log: Logger,
     private readonly onChange: (leading: boolean) => void,
-  ) {}
+  ) {
+    this.outage = new OutageLog(log, "postgres", { connection: "ttr-scheduler-leader" });
+  }
 
   get isLeader(): boolean {
-    return this.leading;
+    return this.epoch !== null;
+  }
+
+  held(): boolean {
+    return this.epoch !== null && performance.now() < this.validUntil;
+  }
+
+  async check(tx: SqlRunner): Promise<void> {
+    const epoch = this.epoch;
+    if (epoch === null || !this.held()) throw new LeaseLost(epoch ?? "none");
+    await checkLease(tx, epoch);
   }
 
   start(): void {
@@ -32,58 +87,79 @@ export class Leadership {
     if (!this.stopped) this.timer = setTimeout(() => void this.attempt(), ms);
   }
 
-  private async attempt(): Promise<void> {
-    try {
-      if (!this.client) {
-        const client = new pg.Client({
-          connectionString: this.databaseUrl,
-          application_name: "ttr-scheduler-leader",
-          keepAlive: true,
-          keepAliveInitialDelayMillis: 1000,
-          connectionTimeoutMillis: 5000,
-        });
-        client.on("error", (err) => this.lose(`leader connection error: ${err.message}`));
-        client.on("end", () => this.lose("leader connection ended"));
-        await client.connect();
-        this.client = client;
-      }
-      if (!this.leading) {
-        const { rows } = await this.client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1) AS ok", [LEADER_LOCK]);
-        if (rows[0]?.ok) {
-          this.leading = true;
-          this.log.info("became the active scheduler");
-          this.onChange(true);
-        }
-      } else {
-        // A cheap liveness probe of the connection that holds the lock.
-        await this.client.query("SELECT 1");
-      }
-    } catch (err) {
-      this.lose(`leader check failed: ${(err as Error).message}`);
-    }
-    this.schedule(1000);
+  private async connect(): Promise<pg.Client> {
+    const client = new pg.Client({
+      connectionString: this.databaseUrl,
+      application_name: "ttr-scheduler-leader",
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 1000,
+      connectionTimeoutMillis: 3000,
+      // a renewal that has not answered by then is late anyway
+      query_timeout: LEASE_MS - MARGIN_MS,
+      options: sessionOptions(SCHEDULER_SESSION_SETTINGS),
+    });
+    client.on("error", (err) => this.drop(`leader connection error: ${err.message}`));
+    client.on("end", () => this.drop("leader connection ended"));
+    await client.connect();
+    return client;
   }
 
-  private lose(reason: string): void {
+  private async attempt(): Promise<void> {
+    try {
+      this.client ??= await this.connect();
+      const db = clientRunner(this.client);
+      const sentAt = performance.now();
+      if (this.epoch === null) {
+        const epoch = await acquireLease(db, this.id, LEASE_MS);
+        if (epoch !== null && !this.stopped) {
+          this.epoch = epoch;
+          this.validUntil = sentAt + LEASE_MS - MARGIN_MS;
+          this.log.info("became the active scheduler", { epoch });
+          this.onChange(true);
+        }
+      } else if (await renewLease(db, this.epoch, LEASE_MS)) {
+        this.validUntil = sentAt + LEASE_MS - MARGIN_MS;
+      } else {
+        this.lose("the lease ran out or was taken over");
+      }
+      this.outage.recovered();
+    } catch (err) {
+      this.outage.failed(err);
+      this.drop(`leader check failed: ${(err as Error).message}`);
+    }
+    this.schedule(RETRY_MS);
+  }
+
+  /** The leadership connection is unusable: close it, and give up the lease it renews. */
+  private drop(reason: string): void {
     const client = this.client;
     this.client = null;
     client?.removeAllListeners();
+    client?.on("error", () => {});
     client?.end().catch(() => {});
-    if (this.leading) {
-      this.leading = false;
-      this.log.warn("lost leadership", { reason });
-      this.onChange(false);
-    }
+    this.lose(reason);
   }
 
+  private lose(reason: string): void {
+    if (this.epoch === null) return;
+    const epoch = this.epoch;
+    this.epoch = null;
+    this.validUntil = 0;
+    this.log.warn("lost leadership", { reason, epoch });
+    this.onChange(false);
+  }
+
+  /** Stops trying; a held lease is given up so that a standby takes over at once. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    const client = this.client;
+    const { client, epoch } = this;
     this.client = null;
-    this.leading = false;
+    this.epoch = null;
     if (client) {
       client.removeAllListeners();
+      client.on("error", () => {});
+      if (epoch !== null) await releaseLease(clientRunner(client), epoch).catch(() => {});
       await client.end().catch(() => {});
     }
   }

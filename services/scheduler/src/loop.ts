@@ -2,15 +2,17 @@
 // SCHEDULER_TICK_MS, a few ms after the boundary), so a trigger due at a
 // second is claimed right after that second starts: never before it
 // (SPEC §1 firing precision 2), and usually within milliseconds.
-import { countHeld, nextPlannedAt } from "@ttr/db";
+import { countHeld, isDatabaseUnavailable, LeaseLost, nextPlannedAt } from "@ttr/db";
+import { OutageLog } from "@ttr/platform";
 import type { Deps } from "./deps.js";
-import { dispatchBatch, dispatchHeld, requeueLost } from "./dispatch.js";
+import { dispatchBatch, dispatchHeld, requeueLost, STALE_AFTER_MS } from "./dispatch.js";
 import { promoteBatch } from "./promote.js";
+import type { QueueRecovery } from "./recover.js";
 import { reap } from "./reaper.js";
 import { ensurePendingInstances } from "./recurring.js";
 
 const SWEEP_EVERY_MS = 5000;
-const REQUEUE_EVERY_MS = 30_000;
+const REQUEUE_EVERY_MS = 5000;
 /** past the boundary, so rows stored at the boundary's second are due */
 const ALIGN_SLACK_MS = 3;
 
@@ -22,12 +24,19 @@ export class SchedulerLoop {
   private lastRequeue = Date.now();
   /** a planned attempt due before the next aligned tick */
   private wakeAt: number | null = null;
+  private readonly outage: OutageLog;
 
-  constructor(private readonly deps: Deps) {}
+  constructor(
+    private readonly deps: Deps,
+    private readonly recovery: QueueRecovery,
+  ) {
+    this.outage = new OutageLog(deps.log, "postgres", { connection: "ttr-scheduler" });
+  }
 
   start(): void {
     if (this.active) return;
     this.active = true;
+    this.recovery.request("became the active scheduler");
     this.next();
   }
 
@@ -39,13 +48,16 @@ export class SchedulerLoop {
     await this.running;
   }
 
+  /** Plans the next tick; never two at once (a tick still running when leadership comes back plans its own successor). */
   private next(): void {
-    if (!this.active) return;
+    if (!this.active || this.timer !== null) return;
     const tick = this.deps.env.SCHEDULER_TICK_MS;
     const now = Date.now();
     let wait = (Math.floor(now / tick) + 1) * tick + ALIGN_SLACK_MS - now;
     if (this.wakeAt !== null) wait = Math.max(0, Math.min(wait, this.wakeAt + 1 - now));
     this.timer = setTimeout(() => {
+      this.timer = null;
+      if (this.running) return;
       this.running = this.tick().finally(() => {
         this.running = null;
         this.next();
@@ -53,11 +65,13 @@ export class SchedulerLoop {
     }, wait);
   }
 
-  /** One pass: drain due triggers and due attempts, then the periodic sweeps. */
+  /** One pass: what the queue lost, then due triggers and due attempts, then the periodic sweeps. */
   async tick(): Promise<void> {
+    if (!this.deps.lease.held()) return;
     const stopTimer = this.deps.metrics.tickSeconds.startTimer();
     const batch = this.deps.env.SCHEDULER_BATCH_SIZE;
     try {
+      await this.recovery.run(new Date());
       // A full batch means more are due: go on at once instead of waiting for the next tick.
       const full = new Set<string>();
       const enqueueing: Array<Promise<void>> = [];
@@ -77,18 +91,34 @@ export class SchedulerLoop {
       if (now.getTime() - this.lastSweep >= SWEEP_EVERY_MS) {
         this.lastSweep = now.getTime();
         await reap(this.deps, now);
-        await ensurePendingInstances(this.deps.db, now, this.deps.log);
+        await ensurePendingInstances(this.deps, now);
         await this.deps.admission.reconcile();
         this.deps.metrics.held.set(await countHeld(this.deps.db, now));
       }
       if (now.getTime() - this.lastRequeue >= REQUEUE_EVERY_MS) {
         this.lastRequeue = now.getTime();
-        await requeueLost(this.deps, now);
+        const before = new Date(now.getTime() - STALE_AFTER_MS);
+        await requeueLost(this.deps, now, before, before);
       }
+      this.outage.recovered();
     } catch (err) {
-      this.deps.log.error("scheduler tick failed", { error: (err as Error).stack ?? String(err) });
+      this.failed(err);
     } finally {
       stopTimer();
     }
+  }
+
+  /**
+   * A tick that failed: whatever it had enqueued may be lost, so the queue
+   * is checked at the next one. A lost lease is the leadership's to report;
+   * a database that is down is logged once, when it goes and when it is back.
+   */
+  private failed(err: unknown): void {
+    // Also an error of a replica that was frozen past its lease: the server
+    // ended the transaction it had left open.
+    if (err instanceof LeaseLost || !this.deps.lease.held()) return;
+    this.recovery.request("a tick failed");
+    if (isDatabaseUnavailable(err)) this.outage.failed(err);
+    else this.deps.log.error("scheduler tick failed", { error: (err as Error).stack ?? String(err) });
   }
 }

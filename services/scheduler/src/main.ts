@@ -1,21 +1,28 @@
 // Starts a scheduler replica: it serves health and metrics at once, and runs
-// the loop only while it holds the leadership lock.
+// the loop only while it holds the leadership lease.
 import { Queue } from "bullmq";
 import { ATTEMPT_QUEUE } from "@ttr/core";
 import { createPgRunner } from "@ttr/db";
 import { createLogger, createRedis, createRegistry, redisPing, startOpsServer } from "@ttr/platform";
 import { PolicyAdmission } from "./admit.js";
 import { loadEnv } from "./env.js";
-import { Leadership } from "./leader.js";
+import { Leadership, SCHEDULER_SESSION_SETTINGS } from "./leader.js";
 import { SchedulerLoop } from "./loop.js";
+import { QueueRecovery } from "./recover.js";
 import { RetentionLoop } from "./retention.js";
 import { createMetrics } from "./metrics.js";
 
 const env = loadEnv();
 const log = createLogger("scheduler", env.LOG_LEVEL);
 // A tick's statements take milliseconds; one that has not answered in 10 s
-// is on a dead connection, and the tick gives up and tries again.
-const db = createPgRunner(env.DATABASE_URL, { max: env.DB_POOL_SIZE, applicationName: "ttr-scheduler", queryTimeoutMs: 10_000 });
+// is on a dead connection, and the tick gives up and tries again. The
+// server ends a transaction this replica left open (frozen, cut off).
+const db = createPgRunner(env.DATABASE_URL, {
+  max: env.DB_POOL_SIZE,
+  applicationName: "ttr-scheduler",
+  queryTimeoutMs: 10_000,
+  settings: SCHEDULER_SESSION_SETTINGS,
+});
 const redis = createRedis(env.REDIS_URL, "ttr-scheduler", log);
 const queue = new Queue(ATTEMPT_QUEUE, { connection: redis, prefix: env.TTR_REDIS_PREFIX, streams: { events: { maxLen: 1000 } } });
 // already logged once per outage by the connection's own listener
@@ -23,9 +30,6 @@ queue.on("error", () => {});
 const registry = createRegistry("scheduler");
 const metrics = createMetrics(registry, queue);
 const admission = new PolicyAdmission(db, redis, env.TTR_REDIS_PREFIX);
-const loop = new SchedulerLoop({ env, db, queue, redis, log, registry, metrics, admission });
-const retention = new RetentionLoop(env.DATABASE_URL, env.TTR_RETENTION_DAYS, metrics, log);
-
 const leadership = new Leadership(env.DATABASE_URL, log, (leading) => {
   metrics.leader.set(leading ? 1 : 0);
   if (leading) {
@@ -35,6 +39,19 @@ const leadership = new Leadership(env.DATABASE_URL, log, (leading) => {
     void loop.stop();
     void retention.stop();
   }
+});
+const base = { env, db, queue, redis, log, registry, metrics, admission, lease: leadership };
+const recovery = new QueueRecovery(base);
+const loop = new SchedulerLoop({ ...base, recovery }, recovery);
+const retention = new RetentionLoop(env.DATABASE_URL, env.TTR_RETENTION_DAYS, metrics, log);
+// Back after an outage: a restart, even with persistence, may have lost jobs.
+let redisWasDown = false;
+redis.on("error", () => {
+  redisWasDown = true;
+});
+redis.on("ready", () => {
+  if (redisWasDown) recovery.redisReturned();
+  redisWasDown = false;
 });
 
 const ops = await startOpsServer(env.METRICS_PORT, registry, { postgres: () => db.ping(), redis: () => redisPing(redis) });
@@ -46,12 +63,14 @@ async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   log.info("shutting down", { signal });
-  await loop.stop();
-  await retention.stop();
-  await leadership.stop();
+  // Waits on a store that is down would never end: each step gets a bound.
+  const within = (ms: number, p: Promise<unknown>) => Promise.race([p.catch(() => {}), new Promise((r) => setTimeout(r, ms))]);
+  await within(5000, loop.stop());
+  await within(5000, retention.stop());
+  await within(2000, leadership.stop());
   ops.close();
-  await Promise.allSettled([queue.close(), db.end()]);
-  await redis.quit().catch(() => {});
+  await within(2000, Promise.allSettled([queue.close(), db.end()]));
+  await within(1000, redis.quit());
   process.exit(0);
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));

@@ -4,17 +4,17 @@
 // of untagged triggers need no admission and go to the queue right after
 // the commit.
 import { promoteDue } from "@ttr/db";
-import type { Deps } from "./deps.js";
+import { type Deps, fenced } from "./deps.js";
 import { enqueue } from "./dispatch.js";
 import { planNextInstances } from "./recurring.js";
 
 /**
  * Claims one batch; returns how many triggers it claimed, and the enqueueing
  * of the untagged ones, left running so that the next batch can be claimed
- * meanwhile (a job lost to a failure here is enqueued again by requeueLost).
+ * meanwhile (a job lost to a failure here is enqueued again by QueueRecovery).
  */
 export async function promoteBatch(deps: Deps, now: Date): Promise<{ promoted: number; enqueued: Promise<void> }> {
-  const { promoted, instances } = await deps.db.$transaction(async (tx) => {
+  const { promoted, instances } = await fenced(deps, async (tx) => {
     const promoted = await promoteDue(tx, now, deps.env.SCHEDULER_BATCH_SIZE);
     const generatorIds = promoted.flatMap((p) => (p.generatorId ? [p.generatorId] : []));
     const instances = await planNextInstances(tx, generatorIds, now, deps.log);
@@ -24,7 +24,8 @@ export async function promoteBatch(deps: Deps, now: Date): Promise<{ promoted: n
   const enqueued = enqueue(deps, ready).then(
     () => void deps.metrics.dispatched.inc(ready.length),
     (err: Error) => {
-      deps.log.error("enqueueing promoted attempts failed; they are enqueued again later", { error: err.message, count: ready.length });
+      deps.recovery.request("an enqueue failed");
+      deps.log.warn("enqueueing promoted attempts failed; they are enqueued again at the next tick", { error: err.message, count: ready.length });
     },
   );
   deps.metrics.promoted.inc(promoted.length);

@@ -2,10 +2,10 @@
 // Executor died (SPEC §1 Lost attempts 1–3).
 import { reapLost } from "@ttr/db";
 import { markEnded } from "@ttr/platform";
-import type { Deps } from "./deps.js";
+import { type Deps, fenced } from "./deps.js";
 
 export async function reap(deps: Deps, now: Date): Promise<number> {
-  const closed = await reapLost(deps.db, now, 1000);
+  const closed = await fenced(deps, (tx) => reapLost(tx, now, 1000));
   for (const c of closed) {
     deps.log.warn("attempt closed as Executor died", { executionId: c.executionId, triggerId: c.triggerId });
     // SPEC §1 Lost attempts 4: the slot is held until now.

@@ -1,8 +1,9 @@
 // Exactly one pending instance ahead of every active recurring trigger
 // (SPEC §2 Recurring trigger, SPEC §3 Generator status).
 import { nextCronTime } from "@ttr/core";
-import { createNextInstances, generatorsWithoutPending, lockActiveGenerators, type GeneratorSchedule, type PgRunner, type SqlRunner } from "@ttr/db";
+import { createNextInstances, generatorsWithoutPending, lockActiveGenerators, type GeneratorSchedule, type SqlRunner } from "@ttr/db";
 import type { Logger } from "@ttr/platform";
+import { type Deps, fenced } from "./deps.js";
 
 /**
  * The next run strictly after `now`: after an interruption only the pending
@@ -29,8 +30,8 @@ export async function planNextInstances(tx: SqlRunner, generatorIds: string[], n
 }
 
 /** Sweep: active recurring triggers with no pending instance get one (new /declare items, interruptions). */
-export async function ensurePendingInstances(db: PgRunner, now: Date, log: Logger): Promise<number> {
-  const missing = await generatorsWithoutPending(db, 1000);
+export async function ensurePendingInstances(deps: Deps, now: Date): Promise<number> {
+  const missing = await generatorsWithoutPending(deps.db, 1000);
   if (missing.length === 0) return 0;
-  return db.$transaction((tx) => planNextInstances(tx, missing.map((g) => g.id), now, log));
+  return fenced(deps, (tx) => planNextInstances(tx, missing.map((g) => g.id), now, deps.log));
 }

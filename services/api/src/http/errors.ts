@@ -2,14 +2,19 @@
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import { ApiError } from "@ttr/core";
 import { isDatabaseUnavailable, isStatementTimeout } from "@ttr/db";
-import type { Logger } from "@ttr/platform";
+import type { Logger, OutageLog } from "@ttr/platform";
 
 /** Unknown paths and methods a path does not accept: 404 with no body (SPEC §7). */
 export const notFoundHandler: RequestHandler = (_req, res) => {
   res.status(404).end();
 };
 
-export function errorHandler(log: Logger): ErrorRequestHandler {
+/**
+ * `dbOutage`: PostgreSQL outages seen by requests, logged once when it goes
+ * (and once when `ping` answers again), not once per failed request; each
+ * request still has its own line, with its 503.
+ */
+export function errorHandler(log: Logger, dbOutage: OutageLog, ping: () => Promise<unknown>): ErrorRequestHandler {
   return (err, req, res, _next) => {
     if (res.headersSent) {
       res.destroy();
@@ -33,7 +38,7 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
     }
     if (isDatabaseUnavailable(err)) {
       // PostgreSQL is down or cut off: nothing was written, the client may retry.
-      log.warn("storage unavailable", { path: req.path, method: req.method, store: "postgres" });
+      dbOutage.failedUntil(err, ping);
       res.status(503).set("Retry-After", "5").json({ _tag: "Unavailable", message: "Storage unavailable, try again" });
       return;
     }

@@ -1,0 +1,82 @@
+// Work the queue lost (RELIABILITY.md, "Lost queue work"). An attempt is
+// marked dispatched in PostgreSQL before its job is added to Redis, so
+// PostgreSQL knows what the queue should hold: when Redis may have lost
+// jobs, every attempt dispatched and not started is added again, oldest due
+// first. The queue ignores a job id it already holds, and the executor
+// starts an attempt only from `planned`, so nothing is ever sent twice.
+//
+// "May have lost": the marker key this module keeps in Redis is gone
+// (FLUSHALL, a restart without persistence: checked at every tick), the
+// connection came back after an outage (a restart with persistence can
+// still lose its last second), an enqueue failed, or this replica has just
+// become the active one (its predecessor may have died between a commit and
+// its enqueue).
+import { inQueueAttempts, LeaseLost, type QueuedAttempt } from "@ttr/db";
+import type { Deps } from "./deps.js";
+import { enqueue, requeueLost } from "./dispatch.js";
+
+/** Attempts read and added per round trip. */
+const PAGE = 5000;
+/**
+ * After an outage, how long executors get to go on with the jobs they held
+ * before those still not started are taken for stuck (requeueLost).
+ */
+const RECONNECT_GRACE_MS = 3000;
+
+export class QueueRecovery {
+  private requested: string | null = "became the active scheduler";
+  /** jobs taken before `since` and still not started at `at` are stuck */
+  private stuckCheck: { at: number; since: Date } | null = null;
+
+  constructor(private readonly deps: Omit<Deps, "recovery">) {}
+
+  private get marker(): string {
+    return `${this.deps.env.TTR_REDIS_PREFIX}:ttr:queue-marker`;
+  }
+
+  /** The queue may have lost jobs: look at the next tick. */
+  request(reason: string): void {
+    this.requested ??= reason;
+  }
+
+  /**
+   * Redis answers again after an outage. Besides what a restart may have
+   * lost, a job taken just before it (its answer lost with the connection)
+   * is held by nobody: those still not started a few seconds on get a copy.
+   */
+  redisReturned(): void {
+    this.request("Redis is back after an outage");
+    this.stuckCheck = { at: Date.now() + RECONNECT_GRACE_MS, since: new Date() };
+  }
+
+  /** At the start of each tick: sends again what the queue should hold if it may have lost any. Returns how many. */
+  async run(now: Date): Promise<number> {
+    const { deps } = this;
+    if (this.stuckCheck && now.getTime() >= this.stuckCheck.at) {
+      const { since } = this.stuckCheck;
+      const copied = await requeueLost(deps, now, since, since);
+      this.stuckCheck = null;
+      if (copied > 0) deps.log.info("jobs not started since before the Redis outage, sent again", { attempts: copied });
+    }
+    let reason = this.requested;
+    if (reason === null && (await deps.redis.exists(this.marker)) === 0) reason = "the queue's data is gone (flushed, or Redis restarted empty)";
+    if (reason === null) return 0;
+    this.requested = reason;
+    // Set first: a loss from now on removes it again and is seen next tick.
+    await deps.redis.set(this.marker, now.toISOString());
+    let sent = 0;
+    let after: QueuedAttempt | null = null;
+    for (;;) {
+      const page = await inQueueAttempts(deps.db, now, PAGE, after);
+      if (page.length === 0) break;
+      if (!deps.lease.held()) throw new LeaseLost("recovery");
+      await enqueue(deps, page);
+      sent += page.length;
+      after = page[page.length - 1] ?? null;
+      if (page.length < PAGE) break;
+    }
+    this.requested = null;
+    deps.log.info("queue checked against PostgreSQL", { reason, attempts: sent, ms: Date.now() - now.getTime() });
+    return sent;
+  }
+}

@@ -1,0 +1,117 @@
+// Executors killed and stopped mid-attempt (RELIABILITY.md). Attempts
+// timeout 4 s and reap grace 3 s here (test settings; the defaults are
+// 300 s and 30 s). Killed: the requests it was sending are not sent again,
+// and their attempts are closed as Executor died once timeout plus grace
+// have passed; the other executor goes on with the rest. Stopped with
+// SIGTERM: it finishes and records what it was sending, then exits 0. One
+// that dies holding jobs it never started: they are sent all the same.
+import { Worker } from "bullmq";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { ATTEMPT_QUEUE } from "@ttr/core";
+import { executionsOf } from "../support/rows.js";
+import { deliveredOnce, figure, type Rig, secondAfter, sleep, startRig, until } from "./rig.js";
+
+const TIMEOUT_S = 4;
+const GRACE_S = 3;
+let rig: Rig;
+
+beforeAll(async () => {
+  rig = await startRig({ executors: 2, env: { TTR_DEFAULT_TIMEOUT_SECONDS: String(TIMEOUT_S), TTR_REAP_GRACE_SECONDS: String(GRACE_S) } });
+}, 60_000);
+afterAll(async () => {
+  await rig?.close();
+});
+
+/** `n` triggers due at `at` whose target answers after `answerMs`; returns path → trigger id. */
+async function slow(prefix: string, n: number, at: Date, answerMs: number): Promise<Map<string, string>> {
+  const ids = new Map<string, string>();
+  await Promise.all(
+    Array.from({ length: n }, async (_, i) => {
+      const p = `${prefix}/${i}`;
+      rig.target.on(`/${p}`, (_req, res) => setTimeout(() => res.writeHead(200).end("ok"), answerMs));
+      ids.set(p, await rig.schedule(p, at));
+    }),
+  );
+  return ids;
+}
+
+it("an executor killed mid-attempt: nothing is sent twice, its attempts close as Executor died after timeout plus grace", async () => {
+  const at = secondAfter(2000);
+  const ids = await slow("killed", 40, at, 2500);
+  await until(() => rig.target.received.filter((r) => r.url.startsWith("/killed/")).length === 40, 10_000, "all 40 requests in flight");
+  const [victim] = rig.of("executor");
+  await rig.kill(victim!, "SIGKILL");
+  const killedAt = Date.now();
+  // more work after the kill goes to the surviving executor
+  const after = new Map<string, Date>();
+  for (let i = 0; i < 20; i++) after.set(`after-kill/${i}`, secondAfter(1000));
+  await Promise.all([...after].map(([p, d]) => rig.schedule(p, d)));
+  await deliveredOnce(rig, after, 15_000);
+
+  const closed = await until(
+    async () => {
+      const all = await Promise.all([...ids.values()].map((id) => executionsOf(rig.db, id)));
+      return all.every((ex) => ex.length === 1 && ex[0]!.status === "complete");
+    },
+    (TIMEOUT_S + GRACE_S + 10) * 1000,
+    "every attempt closed",
+  );
+  const executions = (await Promise.all([...ids.values()].map((id) => executionsOf(rig.db, id)))).map((ex) => ex[0]!);
+  const died = executions.filter((e) => e.errorMessage === "Executor died (status=started past reap_after)");
+  expect(died.length, "the killed executor was sending some of them").toBeGreaterThan(0);
+  for (const e of executions) {
+    if (e.errorMessage === null) expect(e.responseStatus).toBe(200);
+    else expect(e.errorMessage).toBe("Executor died (status=started past reap_after)");
+  }
+  for (const p of ids.keys()) expect(rig.target.hits(`/${p}`), `${p} sent once`).toHaveLength(1);
+  figure("executor SIGKILL", "its attempts closed as Executor died after the kill", (closed - killedAt) / 1000, `s (timeout ${TIMEOUT_S} s + grace ${GRACE_S} s)`);
+  figure("executor SIGKILL", "attempts it was sending", died.length, "attempts");
+}, 60_000);
+
+it("an executor stopped with SIGTERM mid-attempt finishes and records what it was sending, then exits 0", async () => {
+  await rig.start("executor");
+  const at = secondAfter(2000);
+  const ids = await slow("stopped", 40, at, 2000);
+  await until(() => rig.target.received.filter((r) => r.url.startsWith("/stopped/")).length === 40, 10_000, "all 40 requests in flight");
+  const [stopping] = rig.of("executor");
+  const askedAt = Date.now();
+  const code = await rig.kill(stopping!, "SIGTERM");
+  expect(code).toBe(0);
+  figure("executor SIGTERM", "exited 0 after", (Date.now() - askedAt) / 1000, "s (requests in flight answered after 2 s)");
+  await sleep(500);
+  const executions = await until(
+    async () => (await Promise.all([...ids.values()].map((id) => executionsOf(rig.db, id)))).every((ex) => ex[0]?.status === "complete"),
+    10_000,
+    "every attempt recorded",
+  ).then(() => Promise.all([...ids.values()].map(async (id) => (await executionsOf(rig.db, id))[0]!)));
+  expect(executions.map((e) => [e.responseStatus, e.errorMessage])).toEqual(executions.map(() => [200, null]));
+  for (const p of ids.keys()) expect(rig.target.hits(`/${p}`), `${p} sent once`).toHaveLength(1);
+}, 60_000);
+
+it("an executor that dies holding jobs it never started: each is sent within 15 s, once", async () => {
+  // The real executors are frozen meanwhile, so that this one takes the jobs.
+  const frozen = rig.of("executor");
+  for (const s of frozen) s.child.kill("SIGSTOP");
+  const connection = new Redis(rig.redis.url, { maxRetriesPerRequest: null });
+  let taken = 0;
+  const holder = new Worker(
+    ATTEMPT_QUEUE,
+    () => {
+      taken++;
+      return new Promise(() => {});
+    },
+    { connection, prefix: "ttr", concurrency: 5, skipVersionCheck: true },
+  );
+  const due = new Map<string, Date>();
+  for (let i = 0; i < 5; i++) due.set(`held/${i}`, secondAfter(1000));
+  await Promise.all([...due].map(([p, at]) => rig.schedule(p, at)));
+  await until(() => taken === 5, 10_000, "the doomed executor takes all five");
+  const diedAt = Date.now();
+  connection.disconnect();
+  await holder.close(true).catch(() => {});
+  for (const s of frozen) s.child.kill("SIGCONT");
+  const arrivals = await deliveredOnce(rig, due, 25_000);
+  expect(Math.max(...arrivals) - diedAt).toBeLessThan(15_000);
+  figure("executor died holding jobs it never started", "sent after it died", (Math.max(...arrivals) - diedAt) / 1000, "s");
+}, 60_000);
