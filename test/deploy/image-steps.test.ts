@@ -38,8 +38,6 @@ const NOT_IN_IMAGE = [
   /^react-dom@/,
   /^kubernetes-models@/,
   /^adm-zip@/,
-  /^@aws-cdk\+/,
-  /^aws-cdk-lib@/,
   /^@types\+express@/,
 ];
 
