@@ -26,9 +26,9 @@ fi
 command=$1
 shift
 case "$command" in
-  api | scheduler) exec node "$app_dir/services/$command/dist/main.js" "$@" ;;
   # V8 flags as in scripts/node-flags.mjs
-  executor) exec node --max-semi-space-size=32 "$app_dir/services/executor/dist/main.js" "$@" ;;
+  api | executor) exec node --max-semi-space-size=32 "$app_dir/services/$command/dist/main.js" "$@" ;;
+  scheduler) exec node "$app_dir/services/scheduler/dist/main.js" "$@" ;;
   migrate) exec node "$app_dir/packages/cli/dist/main.js" migrate "$@" ;;
   ttr) exec node "$app_dir/packages/cli/dist/main.js" "$@" ;;
   help | --help | -h) usage ;;

@@ -7,15 +7,15 @@ import { summarize } from "@ttr/core";
 import type { Deps } from "../deps.js";
 import { applyBulk, TRANSACTION_OPTIONS } from "../declare/apply.js";
 import { BULK_WORDS, checkItems } from "../declare/items.js";
-import { bulkBody } from "../declare/schema.js";
+import { isBulkBody } from "../declare/schema.js";
 import { MiB } from "../http/body.js";
-import { authenticate, checkJsonContentType, readJson, shaped } from "../http/json-endpoint.js";
+import { authenticate, checkJsonContentType, fits, readJson } from "../http/json-endpoint.js";
 
 export function bulkRoute(deps: Deps) {
   return async (req: Request, res: Response): Promise<void> => {
     const now = new Date();
     checkJsonContentType(req);
-    const body = shaped(bulkBody, await readJson(req, 10 * MiB, "10 MiB"));
+    const body = fits(isBulkBody, await readJson(req, 10 * MiB, "10 MiB"));
     const { projectId } = await authenticate(deps, req, { session: false });
     const upserts = checkItems(body.upserts ?? [], { now, tag: null, words: BULK_WORDS });
 

@@ -8,15 +8,15 @@ import { summarize } from "@ttr/core";
 import type { Deps } from "../deps.js";
 import { applyDeclare, TRANSACTION_OPTIONS } from "../declare/apply.js";
 import { checkItems, DECLARE_WORDS } from "../declare/items.js";
-import { declareBody } from "../declare/schema.js";
+import { isDeclareBody } from "../declare/schema.js";
 import { MiB } from "../http/body.js";
-import { authenticate, checkJsonContentType, readJson, shaped } from "../http/json-endpoint.js";
+import { authenticate, checkJsonContentType, fits, readJson } from "../http/json-endpoint.js";
 
 export function declareRoute(deps: Deps) {
   return async (req: Request, res: Response): Promise<void> => {
     const now = new Date();
     checkJsonContentType(req);
-    const body = shaped(declareBody, await readJson(req, 10 * MiB, "10 MiB"));
+    const body = fits(isDeclareBody, await readJson(req, 10 * MiB, "10 MiB"));
     const { projectId } = await authenticate(deps, req, { session: true });
     const items = checkItems(body.items, { now, tag: body.tag, words: DECLARE_WORDS });
 
