@@ -23,6 +23,12 @@ if [ "$#" -eq 0 ]; then
   exit 2
 fi
 
+# Where it runs in production, targets on private networks (the database,
+# cloud metadata, internal services) are refused unless the operator says
+# otherwise: TTR_BLOCK_PRIVATE_NETWORKS=false, or TTR_ALLOW_NETWORKS.
+: "${TTR_BLOCK_PRIVATE_NETWORKS:=true}"
+export TTR_BLOCK_PRIVATE_NETWORKS
+
 command=$1
 shift
 case "$command" in

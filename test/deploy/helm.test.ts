@@ -220,6 +220,13 @@ describe("defaults", () => {
     expect(notes).toContain(`kubectl -n ${NAMESPACE} get scaledobject ${RELEASE}-ttr-executor`);
   });
 
+  it("api TTR_COOKIE_SECURE: true by default, false when set so", async () => {
+    const secure = async (set: string[]) =>
+      envOf(find(await render([], set), "Deployment", "-api").spec.template.spec.containers[0]).get("TTR_COOKIE_SECURE")?.value;
+    expect(await secure([])).toBe("true");
+    expect(await secure(["api.cookieSecure=false"])).toBe("false");
+  });
+
   it("api TRUST_PROXY: none by default, one hop behind the chart's Ingress, or as set", async () => {
     const trust = async (set: string[]) =>
       envOf(find(await render([], set), "Deployment", "-api").spec.template.spec.containers[0]).get("TRUST_PROXY")?.value;

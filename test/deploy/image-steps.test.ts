@@ -208,7 +208,8 @@ describe("processes started from it", () => {
     const executorPort = await freePort();
     const api = startProc("api", ["api"], { PORT: String(apiPort), HOST: "127.0.0.1" });
     const scheduler = startProc("scheduler", ["scheduler"], { METRICS_PORT: String(schedulerPort) });
-    const executor = startProc("executor", ["executor"], { METRICS_PORT: String(executorPort) });
+    // the target runs on this machine: opted out of the image's private-network block
+    const executor = startProc("executor", ["executor"], { METRICS_PORT: String(executorPort), TTR_BLOCK_PRIVATE_NETWORKS: "false" });
     await Promise.all([waitReady(api, apiPort), waitReady(scheduler, schedulerPort), waitReady(executor, executorPort)]);
     for (const port of [apiPort, schedulerPort, executorPort]) {
       expect((await request(`http://127.0.0.1:${port}`, "GET", "/healthz")).status).toBe(200);
@@ -233,6 +234,44 @@ describe("processes started from it", () => {
 
     const codes = await Promise.all([api, scheduler, executor].map((p) => stop(p, "SIGTERM")));
     expect(codes).toEqual([0, 0, 0]);
+  }, 60_000);
+
+  it("by default the image refuses private targets: the entrypoint switches the block on unless told otherwise", async () => {
+    const seen = (extra: Record<string, string>) =>
+      spawnSync(path.join(app, "entrypoint.sh"), ["node", "-e", "process.stdout.write(String(process.env.TTR_BLOCK_PRIVATE_NETWORKS))"], {
+        cwd: app,
+        env: { ...env, ...extra },
+        encoding: "utf8",
+      }).stdout;
+    expect(seen({})).toBe("true");
+    expect(seen({ TTR_BLOCK_PRIVATE_NETWORKS: "false" })).toBe("false");
+
+    // and a trigger to this machine is refused by an executor started with the image's defaults
+    const [apiPort, schedulerPort, executorPort] = [await freePort(), await freePort(), await freePort()];
+    const api = startProc("api", ["api"], { PORT: String(apiPort), HOST: "127.0.0.1" });
+    const scheduler = startProc("scheduler", ["scheduler"], { METRICS_PORT: String(schedulerPort) });
+    const executor = startProc("executor", ["executor"], { METRICS_PORT: String(executorPort) });
+    await Promise.all([waitReady(api, apiPort), waitReady(scheduler, schedulerPort), waitReady(executor, executorPort)]);
+    const { apiKey } = cli(["project", "create", "--name", "blocked", "--json"]);
+    const url = `${target.base}/private-by-default`;
+    const res = await request(`http://127.0.0.1:${apiPort}`, "POST", "/schedule", { "ttr-api-key": String(apiKey), "ttr-url": url, "ttr-scheduled-at": "now" });
+    expect(res.status, res.text).toBe(200);
+    const triggerId = res.json<{ triggerId: string }>().triggerId;
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      let error: string | null = null;
+      for (let i = 0; i < 100 && error === null; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        const { rows } = await client.query("SELECT error_message FROM executions WHERE trigger_id = $1::uuid AND status = 'complete'", [triggerId]);
+        error = rows[0]?.error_message ?? null;
+      }
+      expect(error).toBe(`Transport error (POST ${url})`);
+    } finally {
+      await client.end();
+    }
+    expect(target.hits("/private-by-default")).toEqual([]);
+    expect(await Promise.all([api, scheduler, executor].map((p) => stop(p, "SIGTERM")))).toEqual([0, 0, 0]);
   }, 60_000);
 
   it("wrote nothing into the tree or HOME (the image's root filesystem is read-only)", () => {

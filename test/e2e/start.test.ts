@@ -41,6 +41,8 @@ it("prints a working API key and a curl command that schedules; Ctrl-C stops eve
     const deadline = Date.now() + 60_000;
     while (!out.includes("Admin CLI") && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
     expect(out, out).toContain(`http://localhost:${port}`);
+    // it says that local and private targets are reachable here, unlike in the image
+    expect(out).toContain("Targets on this machine and private networks are reachable");
     const key = /API key[^:]*:\s+(ttr_[A-Za-z0-9_-]{32,})/.exec(out)?.[1];
     expect(key, out).toBeDefined();
     expect(out).toMatch(/Dashboard:.*demo@ttr\.local \/ \S+/);

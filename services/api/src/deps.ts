@@ -16,4 +16,9 @@ export interface Deps {
   redis: Redis;
   log: Logger;
   registry: prom.Registry;
+  /**
+   * TTR_COOKIE_SECURE: whether the session cookie is marked Secure; unset,
+   * it is when the request came over HTTPS (as express sees it: TRUST_PROXY)
+   */
+  cookieSecure?: boolean;
 }

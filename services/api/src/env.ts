@@ -7,6 +7,7 @@ export interface ApiEnv extends CommonEnv {
   DB_POOL_SIZE: number;
   DB_READ_TIMEOUT_MS: number;
   TRUST_PROXY: boolean | number | string;
+  TTR_COOKIE_SECURE?: boolean;
 }
 
 /** express's "trust proxy" setting from its text form: false, true, a hop count, or addresses and subnets. */
@@ -39,6 +40,13 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env): ApiEnv {
        * the session cookie is Secure over HTTPS.
        */
       TRUST_PROXY: Joi.string().empty("").custom((v: string) => trustProxy(v.trim())).default(false),
+      /**
+       * Mark the session cookie Secure (true), or never (false). Unset, it
+       * is Secure when the request came over HTTPS, which behind a proxy
+       * depends on TRUST_PROXY being right: set it true wherever the
+       * dashboard is served over HTTPS (the Helm chart does).
+       */
+      TTR_COOKIE_SECURE: Joi.boolean().empty(""),
     }),
     env,
   );

@@ -81,27 +81,41 @@ describe("POST /auth/login", () => {
       expect(res.headers["set-cookie"]).toBeUndefined();
     }
   });
+});
 
-  it("sets Secure when the request came over HTTPS", async () => {
-    // Behind a TLS-terminating proxy express reports req.secure from X-Forwarded-Proto once it trusts the proxy.
+describe("TTR_COOKIE_SECURE", () => {
+  /** The session cookie of a sign-in to an api built with `cookieSecure`, over plain HTTP or, as a proxy says, HTTPS. */
+  async function cookieWith(cookieSecure: boolean | undefined, proto: "http" | "https", email: string): Promise<string> {
     const redis = createRedis(redisUrl(), "ttr-test", createLogger("test", "error"));
-    const app = createApp({ db: api.db, reads: api.reads, pg: api.pg, redis, log: createLogger("api", "error"), registry: createRegistry("api") });
+    const app = createApp({ db: api.db, reads: api.reads, pg: api.pg, redis, log: createLogger("api", "error"), registry: createRegistry("api"), cookieSecure });
     app.set("trust proxy", "loopback");
     const server = createServer(app);
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     try {
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      await createUser(api.db, api.projectId, "tls@example.com", "pw-over-tls");
-      const body = JSON.stringify({ email: "tls@example.com", password: "pw-over-tls" });
-      const res = await request(base, "POST", "/auth/login", { "Content-Type": "application/json", "X-Forwarded-Proto": "https" }, body);
+      await createUser(api.db, api.projectId, email, "pw-cookie");
+      const body = JSON.stringify({ email, password: "pw-cookie" });
+      const res = await request(base, "POST", "/auth/login", { "Content-Type": "application/json", "X-Forwarded-Proto": proto }, body);
       expect(res.status).toBe(200);
-      expect(sessionCookieOf(res)).toMatch(/^ttr_session=/);
-      expect(res.headers["set-cookie"]!.find((c) => c.startsWith("ttr_session="))).toMatch(/; Secure/);
+      return res.headers["set-cookie"]!.find((c) => c.startsWith("ttr_session="))!;
     } finally {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
       await redis.quit();
     }
+  }
+
+  it("true: Secure even when the api sees plain HTTP (TLS ended before it, proxy not trusted)", async () => {
+    expect(await cookieWith(true, "http", "secure-true@example.com")).toMatch(/; Secure/);
+  });
+
+  it("false: never Secure, even over HTTPS", async () => {
+    expect(await cookieWith(false, "https", "secure-false@example.com")).not.toMatch(/Secure/);
+  });
+
+  it("unset: as the request came (behind a TLS-ending proxy, express reports it from X-Forwarded-Proto once it trusts the proxy)", async () => {
+    expect(await cookieWith(undefined, "http", "secure-unset-http@example.com")).not.toMatch(/Secure/);
+    expect(await cookieWith(undefined, "https", "secure-unset-https@example.com")).toMatch(/; Secure/);
   });
 });
 

@@ -22,8 +22,8 @@ function parseLogin(req: Request, res: Response, next: express.NextFunction): vo
   loginJson(req, res, (err?: unknown) => next((err as { status?: number } | undefined)?.status === 400 ? badLogin() : err));
 }
 
-function cookieOptions(req: Request) {
-  return { httpOnly: true, sameSite: "strict", path: "/", secure: req.secure } as const;
+function cookieOptions(req: Request, secure: boolean | undefined) {
+  return { httpOnly: true, sameSite: "strict", path: "/", secure: secure ?? req.secure } as const;
 }
 
 export function sessionRoutes(deps: Deps): express.Router {
@@ -58,13 +58,13 @@ export function sessionRoutes(deps: Deps): express.Router {
     await createSession(deps.db, user.id, sha256Hex(token), SESSION_LIFETIMES);
     // The cookie outlives the browser session up to the absolute lifetime;
     // the idle limit is enforced by the server.
-    res.cookie(SESSION_COOKIE, token, { ...cookieOptions(req), maxAge: SESSION_LIFETIMES.absoluteSeconds * 1000 });
+    res.cookie(SESSION_COOKIE, token, { ...cookieOptions(req, deps.cookieSecure), maxAge: SESSION_LIFETIMES.absoluteSeconds * 1000 });
     res.status(200).json({ user: { id: user.id, email: user.email }, project: { id: user.projectId, name: user.projectName } });
   });
 
   router.post("/auth/logout", requireSession(deps), async (req: Request, res: Response) => {
     await deleteSession(deps.db, sha256Hex(sessionToken(req)!));
-    res.clearCookie(SESSION_COOKIE, cookieOptions(req));
+    res.clearCookie(SESSION_COOKIE, cookieOptions(req, deps.cookieSecure));
     res.status(204).end();
   });
 
