@@ -5,7 +5,7 @@ import { createApp } from "@ttr/api/app";
 import { createServer } from "@ttr/api/server";
 import { createDb, createPgRunner, createProject, type Db, type PgRunner } from "@ttr/db";
 import { createLogger, createRedis, createRegistry } from "@ttr/platform";
-import { freshDatabase, redisUrl, type TestDatabase } from "./db.js";
+import { freshDatabase, redisPrefix, redisUrl, type TestDatabase } from "./db.js";
 import { request } from "./http.js";
 
 export interface TestApi {
@@ -29,7 +29,7 @@ export async function startApi(opts: { quota?: number; readTimeoutMs?: number } 
   const log = createLogger("api", "error");
   const pg = createPgRunner(database.url, { max: 4, applicationName: "ttr-test" });
   const reads = createDb(database.url, { max: 2, applicationName: "ttr-test-reads", statementTimeoutMs: opts.readTimeoutMs ?? 5_000 });
-  const app = createApp({ db, reads, pg, redis, log, registry: createRegistry("api") });
+  const app = createApp({ db, reads, pg, redis, log, registry: createRegistry("api"), redisPrefix: redisPrefix() });
   const server = createServer(app);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

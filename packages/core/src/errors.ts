@@ -11,7 +11,8 @@ export type ErrorTag =
   | "Gone"
   | "PayloadTooLarge"
   | "UnsupportedMediaType"
-  | "TooManyRequests";
+  | "TooManyRequests"
+  | "Unavailable";
 
 const STATUS: Record<ErrorTag, number> = {
   BadRequest: 400,
@@ -23,6 +24,7 @@ const STATUS: Record<ErrorTag, number> = {
   PayloadTooLarge: 413,
   UnsupportedMediaType: 415,
   TooManyRequests: 429,
+  Unavailable: 503,
 };
 
 export class ApiError extends Error {
@@ -51,3 +53,5 @@ export const gone = (message: string): ApiError => new ApiError("Gone", message)
 export const payloadTooLarge = (limit: string): ApiError =>
   new ApiError("PayloadTooLarge", `Request body larger than ${limit}`);
 export const tooManyRequests = (message: string): ApiError => new ApiError("TooManyRequests", message);
+/** A store the request needs is down: 503, and the client may try again (Retry-After). */
+export const unavailable = (): ApiError => new ApiError("Unavailable", "Storage unavailable, try again");

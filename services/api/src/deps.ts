@@ -21,4 +21,6 @@ export interface Deps {
    * it is when the request came over HTTPS (as express sees it: TRUST_PROXY)
    */
   cookieSecure?: boolean;
+  /** TTR_REDIS_PREFIX: the api's own keys (sign-in throttling) go under it; "ttr" when not given */
+  redisPrefix?: string;
 }

@@ -5,10 +5,11 @@ import { createApp } from "@ttr/api/app";
 import { createServer } from "@ttr/api/server";
 import { sha256Hex } from "@ttr/core";
 import { createUser } from "@ttr/db";
-import { createLogger, createRedis, createRegistry } from "@ttr/platform";
-import { LoginLimiter } from "../src/auth/session.js";
+import { createLogger, createRedis, createRegistry, freePort } from "@ttr/platform";
+import type { Redis } from "ioredis";
+import { LOGIN_LIMITS, LoginThrottle, type ThrottleLimits } from "../src/auth/login-limit.js";
 import { startApi, type TestApi } from "../../../test/support/api.js";
-import { redisUrl } from "../../../test/support/db.js";
+import { redisPrefix, redisUrl } from "../../../test/support/db.js";
 import { request } from "../../../test/support/http.js";
 import { login, sessionCookieOf, signIn } from "../../../test/support/session.js";
 
@@ -139,17 +140,63 @@ describe("sign-in rate limit", () => {
     }
   });
 
-  it("LoginLimiter: the window reopens after 15 minutes, and memory stays bounded", () => {
-    let now = 0;
-    const limiter = new LoginLimiter(10, 15 * 60_000, () => now, 3);
-    for (let i = 0; i < 10; i++) expect(limiter.attempt("k")).toBe(0);
-    expect(limiter.attempt("k")).toBe(900);
-    now = 14 * 60_000;
-    expect(limiter.attempt("k")).toBe(60);
-    now = 15 * 60_000;
-    expect(limiter.attempt("k")).toBe(0);
-    for (const key of ["a", "b", "c", "d"]) limiter.attempt(key);
-    expect((limiter as unknown as { attempts: Map<string, unknown> }).attempts.size).toBeLessThanOrEqual(3);
+  /** A throttle of its own (fresh key prefix) with a clock the test moves. */
+  function throttle(limits: Partial<ThrottleLimits> = {}) {
+    const clock = { now: 1_000_000 };
+    const redis = createRedis(redisUrl(), "ttr-test", createLogger("test", "error"));
+    redises.push(redis);
+    const t = new LoginThrottle(redis, redisPrefix(), { ...LOGIN_LIMITS, ...limits }, () => clock.now);
+    return { t, clock };
+  }
+  const redises: Redis[] = [];
+  afterAll(async () => {
+    for (const r of redises) await r.quit();
+  });
+
+  it("throttle, per email from many addresses: after 10 failures each attempt waits 1 s, 2 s, 4 s … after the last, at most 15 minutes", async () => {
+    const { t, clock } = throttle();
+    for (let i = 0; i < 10; i++) expect(await t.attempt("owner@example.com", `10.0.0.${i}`)).toBe(0);
+    const waits: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      const wait = await t.attempt("owner@example.com", `10.0.1.${i}`);
+      waits.push(wait);
+      clock.now += wait * 1000 - 1;
+      expect(await t.attempt("owner@example.com", `10.0.2.${i}`)).toBe(1);
+      clock.now += 1;
+      expect(await t.attempt("owner@example.com", `10.0.3.${i}`)).toBe(0);
+    }
+    expect(waits).toEqual([1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 900, 900]);
+    // another email is not slowed by it
+    expect(await t.attempt("other@example.com", "10.0.0.1")).toBe(0);
+  });
+
+  it("throttle, per address across emails: 100 attempts, then refused until the window ends", async () => {
+    const { t } = throttle({ windowMs: 1500 });
+    for (let i = 0; i < 100; i++) expect(await t.attempt(`spray-${i}@example.com`, "192.0.2.7")).toBe(0);
+    expect(await t.attempt("spray-x@example.com", "192.0.2.7")).toBe(2);
+    expect(await t.attempt("spray-x@example.com", "192.0.2.8")).toBe(0);
+    await new Promise((r) => setTimeout(r, 1600));
+    expect(await t.attempt("spray-y@example.com", "192.0.2.7")).toBe(0);
+  });
+
+  it("throttle: a success clears the email's counts and gives the address its attempt back", async () => {
+    const { t } = throttle({ addressMax: 3 });
+    for (let i = 0; i < 3; i++) expect(await t.attempt("me@example.com", "198.51.100.1")).toBe(0);
+    expect(await t.attempt("me@example.com", "198.51.100.1")).toBeGreaterThan(0);
+    await t.succeeded("me@example.com", "198.51.100.1");
+    expect(await t.attempt("me@example.com", "198.51.100.1")).toBe(0);
+  });
+
+  it("throttle: with Redis unreachable, sign-in is refused 503 Unavailable within about a second, not let through", async () => {
+    const redis = createRedis(`redis://127.0.0.1:${await freePort()}`, "ttr-test", createLogger("test", "error"));
+    try {
+      const started = Date.now();
+      const err = await new LoginThrottle(redis, "x").attempt("a@example.com", "127.0.0.1").catch((e: unknown) => e);
+      expect(err).toMatchObject({ tag: "Unavailable", status: 503 });
+      expect(Date.now() - started).toBeLessThan(2000);
+    } finally {
+      redis.disconnect();
+    }
   });
 });
 

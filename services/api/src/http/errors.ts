@@ -22,6 +22,7 @@ export function errorHandler(log: Logger, dbOutage: OutageLog, ping: () => Promi
     }
     if (err instanceof ApiError) {
       res.status(err.status);
+      if (err.tag === "Unavailable") res.set("Retry-After", "5");
       if (err.tag === "UnsupportedMediaType") {
         res.type("text/plain").send(err.message);
         return;

@@ -4,7 +4,8 @@ import Joi from "joi";
 import { badRequest, hashPassword, newSessionToken, sha256Hex, tooManyRequests, unauthorized, verifyPassword } from "@ttr/core";
 import { createSession, deleteSession, findUserByEmail } from "@ttr/db";
 import type { Deps } from "../deps.js";
-import { LoginLimiter, refuseCrossSite, requireSession, SESSION_COOKIE, SESSION_LIFETIMES, sessionToken } from "../auth/session.js";
+import { LoginThrottle } from "../auth/login-limit.js";
+import { refuseCrossSite, requireSession, SESSION_COOKIE, SESSION_LIFETIMES, sessionToken } from "../auth/session.js";
 import { apiRouter } from "../http/paths.js";
 
 /** Unknown fields are ignored; lengths bound the scrypt work one request can ask for. */
@@ -28,7 +29,7 @@ function cookieOptions(req: Request, secure: boolean | undefined) {
 
 export function sessionRoutes(deps: Deps): express.Router {
   const router = apiRouter();
-  const limiter = new LoginLimiter();
+  const throttle = new LoginThrottle(deps.redis, deps.redisPrefix ?? "ttr");
   // Verified against when the email is unknown, so a wrong email costs the
   // same scrypt time as a wrong password and response times do not reveal
   // which emails have accounts.
@@ -42,8 +43,8 @@ export function sessionRoutes(deps: Deps): express.Router {
     refuseCrossSite(req);
     const email = (value.email as string).toLowerCase();
 
-    const limitKey = `${email}\n${req.ip}`;
-    const waitSeconds = limiter.attempt(limitKey);
+    const address = req.ip ?? "unknown";
+    const waitSeconds = await throttle.attempt(email, address);
     if (waitSeconds > 0) {
       res.set("Retry-After", String(waitSeconds));
       throw tooManyRequests("Too many sign-in attempts, try again later");
@@ -52,7 +53,7 @@ export function sessionRoutes(deps: Deps): express.Router {
     const user = await findUserByEmail(deps.db, email);
     const valid = await verifyPassword(value.password as string, user?.passwordHash ?? (await decoy));
     if (!user || !valid) throw unauthorized("Invalid credentials");
-    limiter.succeeded(limitKey);
+    await throttle.succeeded(email, address);
 
     const token = newSessionToken();
     await createSession(deps.db, user.id, sha256Hex(token), SESSION_LIFETIMES);
