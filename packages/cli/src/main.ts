@@ -16,6 +16,7 @@ import {
   prune,
   revokeApiKey,
   setProjectQuota,
+  setUserPassword,
   withPgClient,
 } from "@ttr/db";
 
@@ -26,7 +27,11 @@ const USAGE = `usage: ttr <command> [options]
   project set-quota --project <id> --quota <n> [--json]
   apikey create --project <id> [--json]
   apikey revoke --id <apiKeyId> [--json]
-  user create --project <id> --email <e> --password <p> [--json]
+  user create --project <id> --email <e> [--password <p>] [--json]
+  user set-password --email <e> [--password <p>] [--json]
+                                                       a new password; ends the user's sessions
+  (without --password, the password is read from stdin, unechoed at a terminal:
+   a password in the arguments can be seen in the process list and shell history)
   prune [--older-than-days <n>] [--json]               remove history now (default: TTR_RETENTION_DAYS, 30)
 
 DATABASE_URL selects the database (default: the one \`npm start\` uses).`;
@@ -60,6 +65,47 @@ function wholeDays(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) throw new UsageError("--older-than-days must be a whole number ≥ 0");
   return n;
+}
+
+/** Reads what stdin holds until it ends. */
+async function readAll(stream: NodeJS.ReadStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Asks for a line at the terminal without echoing it. */
+function promptHidden(question: string): Promise<string> {
+  const stdin = process.stdin;
+  process.stderr.write(question);
+  stdin.setRawMode(true);
+  stdin.resume();
+  return new Promise((resolve) => {
+    let typed = "";
+    const onData = (chunk: Buffer) => {
+      for (const ch of chunk.toString("utf8")) {
+        if (ch === "\r" || ch === "\n") {
+          stdin.setRawMode(false);
+          stdin.pause();
+          stdin.off("data", onData);
+          process.stderr.write("\n");
+          resolve(typed);
+          return;
+        }
+        if (ch === "\u0003") process.exit(130);
+        typed = ch === "\u007f" ? typed.slice(0, -1) : typed + ch;
+      }
+    };
+    stdin.on("data", onData);
+  });
+}
+
+/** --password, else one line from stdin (unechoed at a terminal). */
+async function password(value: string | undefined): Promise<string> {
+  if (value !== undefined) return need(value, "password");
+  const text = process.stdin.isTTY ? await promptHidden("Password: ") : (await readAll(process.stdin)).replace(/\r?\n$/, "");
+  if (text === "") throw new UsageError("no password: give --password, or write it to stdin");
+  return text;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -126,8 +172,14 @@ async function run(argv: string[]): Promise<{ json: Record<string, unknown>; tex
         return { json: { revoked: true }, text: `api key ${id} revoked` };
       }
       case "user create": {
-        const out = await createUser(db, uuid(values.project, "project"), need(values.email, "email"), need(values.password, "password"));
+        const out = await createUser(db, uuid(values.project, "project"), need(values.email, "email"), await password(values.password));
         return { json: out, text: `user ${out.userId}` };
+      }
+      case "user set-password": {
+        const email = need(values.email, "email");
+        const out = await setUserPassword(db, email, await password(values.password));
+        if (!out) throw new Error(`no user with email ${email}`);
+        return { json: out, text: `user ${out.userId}: password set, ${out.sessionsEnded} session(s) ended` };
       }
       default:
         throw new UsageError(`unknown command: ${command}`);

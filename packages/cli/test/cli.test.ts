@@ -1,10 +1,11 @@
 // The admin CLI of CONTRACT §3, run as a process against a fresh database.
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDb, type Db } from "@ttr/db";
+import { verifyPassword } from "@ttr/core";
+import { createDb, createSession, type Db } from "@ttr/db";
 import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
 
 const run = promisify(execFile);
@@ -22,6 +23,18 @@ async function ttr(...args: string[]): Promise<{ stdout: string; stderr: string;
     const e = err as { stdout: string; stderr: string; code: number };
     return { stdout: e.stdout, stderr: e.stderr, code: e.code };
   }
+}
+
+/** Runs the CLI with `input` written to its stdin (then closed). */
+function ttrWithInput(input: string, ...args: string[]): Promise<{ stdout: string; stderr: string; code: number | null }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [main, ...args], { env: { ...process.env, DATABASE_URL: database.url } });
+    let [stdout, stderr] = ["", ""];
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    child.on("close", (code) => resolve({ stdout, stderr, code }));
+    child.stdin.end(input);
+  });
 }
 
 async function json(...args: string[]): Promise<Record<string, unknown>> {
@@ -83,6 +96,32 @@ describe("ttr admin CLI (CONTRACT §3)", () => {
     expect(stored!.email).toBe("ops@example.com");
     expect(stored!.password_hash).toMatch(/^scrypt\$/);
     expect(stored!.password_hash).not.toContain("s3cret-pass");
+  });
+
+  it("user create and user set-password read the password from stdin; set-password ends the user's sessions", async () => {
+    const { projectId } = await json("project", "create", "--name", "passwords");
+    const created = await ttrWithInput("first-pass\n", "user", "create", "--project", String(projectId), "--email", "pw@example.com", "--json");
+    expect(created.code, created.stderr).toBe(0);
+    const { userId } = JSON.parse(created.stdout) as { userId: string };
+    const hashOf = async () =>
+      (await db.$queryRawUnsafe<Array<{ h: string }>>(`SELECT password_hash AS h FROM users WHERE id = $1::uuid`, userId))[0]!.h;
+    expect(await verifyPassword("first-pass", await hashOf())).toBe(true);
+    for (const token of ["a", "b"]) await createSession(db, userId, token.repeat(64), { idleSeconds: 3600, absoluteSeconds: 86400, touchEverySeconds: 60 });
+
+    const set = await ttrWithInput("second-pass\n", "user", "set-password", "--email", "PW@example.com", "--json");
+    expect(set.code, set.stderr).toBe(0);
+    expect(JSON.parse(set.stdout)).toEqual({ userId, sessionsEnded: 2 });
+    expect(await verifyPassword("second-pass", await hashOf())).toBe(true);
+    expect(await verifyPassword("first-pass", await hashOf())).toBe(false);
+    const [{ n } = { n: -1 }] = await db.$queryRawUnsafe<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM sessions WHERE user_id = $1::uuid`, userId);
+    expect(n).toBe(0);
+
+    const empty = await ttrWithInput("", "user", "set-password", "--email", "pw@example.com", "--json");
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain("no password");
+    const nobody = await ttrWithInput("x\n", "user", "set-password", "--email", "nobody@example.com", "--json");
+    expect(nobody.code).toBe(1);
+    expect(nobody.stderr).toContain("no user with email nobody@example.com");
   });
 
   it("fails clearly on bad usage and unknown ids", async () => {

@@ -22,7 +22,16 @@ export function keyDisplayPrefix(key: string): string {
   return key.slice(0, API_KEY_PREFIX.length + 6);
 }
 
-const SCRYPT = { N: 16384, r: 8, p: 1, keyLen: 32 } as const;
+/**
+ * One of the scrypt settings OWASP's password storage guidance lists as its
+ * minimum (N=2^17 r=8 p=1, or the same work as 2^16/8/2, 2^15/8/3, 2^14/8/5,
+ * 2^13/8/10): this one needs 16 MiB per hash rather than 128 MiB, so
+ * concurrent sign-ins cannot exhaust the api's memory. About 125 ms of CPU
+ * per hash on the development machine (N=2^14 p=1, used until 2026-11-25,
+ * took 31 ms). Hashes made with other settings still verify, and are
+ * replaced at the user's next sign-in (passwordNeedsRehash).
+ */
+const SCRYPT = { N: 16384, r: 8, p: 5, keyLen: 32 } as const;
 
 function scryptAsync(password: string, salt: Buffer, N: number, r: number, p: number, keyLen: number): Promise<Buffer> {
   return new Promise((resolve, reject) =>
@@ -35,6 +44,12 @@ export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
   const hash = await scryptAsync(password, salt, SCRYPT.N, SCRYPT.r, SCRYPT.p, SCRYPT.keyLen);
   return ["scrypt", SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString("base64url"), hash.toString("base64url")].join("$");
+}
+
+/** Whether a stored hash was made with other settings than today's (verify it first, then store a new one). */
+export function passwordNeedsRehash(stored: string): boolean {
+  const [scheme, n, r, p] = stored.split("$");
+  return scheme !== "scrypt" || Number(n) !== SCRYPT.N || Number(r) !== SCRYPT.r || Number(p) !== SCRYPT.p;
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {

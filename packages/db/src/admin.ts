@@ -32,6 +32,22 @@ export async function createUser(db: Db, projectId: string, email: string, passw
   return { userId: user.id };
 }
 
+/**
+ * A new password for the user with `email`, and the end of every session
+ * they have (whoever knew the old password is signed out). Null if there is
+ * no such user.
+ */
+export async function setUserPassword(db: Db, email: string, password: string): Promise<{ userId: string; sessionsEnded: number } | null> {
+  const passwordHash = await hashPassword(password);
+  return db.$transaction(async (tx) => {
+    const user = await tx.user.findUnique({ where: { email: email.toLowerCase() }, select: { id: true } });
+    if (!user) return null;
+    await tx.user.update({ where: { id: user.id }, data: { passwordHash } });
+    const { count } = await tx.session.deleteMany({ where: { userId: user.id } });
+    return { userId: user.id, sessionsEnded: count };
+  });
+}
+
 /** Sets a user's password, creating the user if needed (used by the demo seed). */
 export async function upsertUser(db: Db, projectId: string, email: string, password: string): Promise<{ userId: string }> {
   const passwordHash = await hashPassword(password);

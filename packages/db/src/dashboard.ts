@@ -93,6 +93,10 @@ export interface StatsBucket {
 
 export const findUserByEmail = (db: SqlRunner, email: string) => queryOne<UserLogin>(db, "session_find_user_by_email", email);
 
+/** Stores `newHash` in place of `checkedHash` (session_rehash_password.sql); false if the hash changed meanwhile. */
+export const rehashPassword = async (db: SqlRunner, userId: string, checkedHash: string, newHash: string) =>
+  (await execute(db, "session_rehash_password", userId, checkedHash, newHash)) === 1;
+
 export async function createSession(db: SqlRunner, userId: string, tokenHash: string, life: SessionLifetimes): Promise<void> {
   await query(db, "session_create", userId, tokenHash, life.idleSeconds);
 }

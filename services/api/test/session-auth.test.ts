@@ -1,4 +1,5 @@
 // Dashboard sign-in, sessions and their protections (CONTRACT §5).
+import { randomBytes, scryptSync } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "@ttr/api/app";
@@ -53,6 +54,19 @@ describe("POST /auth/login", () => {
     const dump = await api.db.$queryRawUnsafe<Array<{ t: string }>>(`SELECT string_agg(s::text, ',') AS t FROM sessions s`);
     expect(dump[0]!.t).not.toContain(token);
     expect(row!.expiresAt.getTime() - row!.createdAt.getTime()).toBe(12 * 3600_000);
+  });
+
+  it("a password stored with older scrypt settings still signs in, and is then stored with today's", async () => {
+    const { userId } = await createUser(api.db, api.projectId, "old-hash@example.com", "placeholder");
+    const salt = randomBytes(16);
+    const old = ["scrypt", 16384, 8, 1, salt.toString("base64url"), scryptSync("old-password", salt, 32, { N: 16384, r: 8, p: 1 }).toString("base64url")].join("$");
+    await api.db.$executeRawUnsafe("UPDATE users SET password_hash = $2 WHERE id = $1::uuid", userId, old);
+    expect((await login(api, "old-hash@example.com", "old-password")).status).toBe(200);
+    const [{ hash } = { hash: "" }] = await api.db.$queryRawUnsafe<Array<{ hash: string }>>("SELECT password_hash AS hash FROM users WHERE id = $1::uuid", userId);
+    expect(hash).not.toBe(old);
+    expect(hash).toMatch(/^scrypt\$16384\$8\$5\$/);
+    expect((await login(api, "old-hash@example.com", "old-password")).status).toBe(200);
+    expect((await login(api, "old-hash@example.com", "wrong")).status).toBe(401);
   });
 
   it("401 Invalid credentials for a wrong password or an unknown email, with no cookie", async () => {

@@ -1,8 +1,8 @@
 // POST /auth/login and POST /auth/logout (CONTRACT §5).
 import express, { type Request, type Response } from "express";
 import Joi from "joi";
-import { badRequest, hashPassword, newSessionToken, sha256Hex, tooManyRequests, unauthorized, verifyPassword } from "@ttr/core";
-import { createSession, deleteSession, findUserByEmail } from "@ttr/db";
+import { badRequest, hashPassword, newSessionToken, passwordNeedsRehash, sha256Hex, tooManyRequests, unauthorized, verifyPassword } from "@ttr/core";
+import { createSession, deleteSession, findUserByEmail, rehashPassword } from "@ttr/db";
 import type { Deps } from "../deps.js";
 import { LoginThrottle } from "../auth/login-limit.js";
 import { refuseCrossSite, requireSession, SESSION_COOKIE, SESSION_LIFETIMES, sessionToken } from "../auth/session.js";
@@ -54,6 +54,10 @@ export function sessionRoutes(deps: Deps): express.Router {
     const valid = await verifyPassword(value.password as string, user?.passwordHash ?? (await decoy));
     if (!user || !valid) throw unauthorized("Invalid credentials");
     await throttle.succeeded(email, address);
+    // Stored with older scrypt settings: the password is at hand, store it anew.
+    if (passwordNeedsRehash(user.passwordHash)) {
+      await rehashPassword(deps.db, user.id, user.passwordHash, await hashPassword(value.password as string));
+    }
 
     const token = newSessionToken();
     await createSession(deps.db, user.id, sha256Hex(token), SESSION_LIFETIMES);
