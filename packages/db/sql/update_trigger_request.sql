@@ -3,7 +3,8 @@
 -- sends changes (SPEC §4 /schedule rule 1).
 -- Params: $1 id, $2 custom_key, $3 status for a non-retrying trigger,
 -- $4 title, $5 url, $6 method, $7 headers, $8 body, $9 tags, $10 source,
--- $11 scheduled_at. Returns the stored status and time.
+-- $11 scheduled_at, $12 project id (a row of another project is never
+-- touched). Returns the stored status and time.
 UPDATE triggers SET
   custom_key   = $2,
   status       = CASE WHEN status = 'retrying' THEN status ELSE $3::trigger_status END,
@@ -16,6 +17,6 @@ UPDATE triggers SET
   source       = $10::request_source,
   scheduled_at = CASE WHEN status = 'retrying' THEN scheduled_at ELSE $11 END,
   updated_at   = clock_timestamp()
-WHERE id = $1::uuid AND status IN ('registered', 'skipped', 'retrying')
+WHERE id = $1::uuid AND project_id = $12::uuid AND status IN ('registered', 'skipped', 'retrying')
   AND (status <> 'skipped' OR updated_at >= (SELECT coalesce(max(cutoff), '-infinity') FROM retention_state))
 RETURNING status::text AS status, scheduled_at AS "scheduledAt"

@@ -84,23 +84,24 @@ export async function insertOneShots(db: SqlRunner, rows: NewOneShot[]): Promise
 /** Returns the status and time the trigger has after the edit (a retrying one keeps both). */
 export async function updateTriggerRequest(
   db: SqlRunner,
+  projectId: string,
   id: string,
   t: RequestFields & { customKey: string | null; status: TriggerStatus; scheduledAt: Date },
 ): Promise<{ status: TriggerStatus; scheduledAt: Date } | undefined> {
   const [title, url, method, headers, body, tags, source] = requestParams(t);
-  return queryOne(db, "update_trigger_request", id, t.customKey, t.status, title, url, method, headers, body, tags, source, t.scheduledAt);
+  return queryOne(db, "update_trigger_request", id, t.customKey, t.status, title, url, method, headers, body, tags, source, t.scheduledAt, projectId);
 }
 
-export async function cancelTrigger(db: SqlRunner, id: string): Promise<boolean> {
-  return (await query(db, "cancel_trigger", id)).length > 0;
+export async function cancelTrigger(db: SqlRunner, projectId: string, id: string): Promise<boolean> {
+  return (await query(db, "cancel_trigger", id, projectId)).length > 0;
 }
 
-export async function cancelGenerator(db: SqlRunner, id: string): Promise<boolean> {
-  return (await query(db, "cancel_generator", id)).length > 0;
+export async function cancelGenerator(db: SqlRunner, projectId: string, id: string): Promise<boolean> {
+  return (await query(db, "cancel_generator", id, projectId)).length > 0;
 }
 
-export async function cancelPendingInstance(db: SqlRunner, generatorId: string): Promise<void> {
-  await execute(db, "cancel_pending_instance", generatorId);
+export async function cancelPendingInstance(db: SqlRunner, projectId: string, generatorId: string): Promise<void> {
+  await execute(db, "cancel_pending_instance", generatorId, projectId);
 }
 
 export async function insertGenerator(
@@ -116,9 +117,10 @@ export async function insertGenerator(
 
 export async function updateGenerator(
   db: SqlRunner,
+  projectId: string,
   id: string,
   g: RequestFields & { customKey: string | null; cronExpr: string; tz: string },
 ): Promise<void> {
   const [title, url, method, headers, body, tags, source] = requestParams(g);
-  await execute(db, "update_generator", id, g.customKey, title, g.cronExpr, g.tz, url, method, headers, body, tags, source);
+  await execute(db, "update_generator", id, g.customKey, title, g.cronExpr, g.tz, url, method, headers, body, tags, source, projectId);
 }

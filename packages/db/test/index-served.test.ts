@@ -158,7 +158,7 @@ const perRequest: Case[] = [
   ["pending trigger by a finished key", "find_pending_trigger_by_key", () => [project, historyKey]],
   ["latest trigger by key", "find_latest_trigger_by_key", () => [project, historyKey]],
   ["trigger by id", "find_trigger_by_id", () => [project, historyTrigger]],
-  ["cancel a trigger", "cancel_trigger", () => [pendingTrigger]],
+  ["cancel a trigger", "cancel_trigger", () => [pendingTrigger, project]],
   ["cancel triggers of a declaration or /bulk", "declare_cancel_triggers", () => [project, [pendingTrigger], [true], [today()]]],
   [
     "edit triggers of a declaration in place",

@@ -21,12 +21,12 @@ async function cancelById(tx: SqlRunner, projectId: string, id: string): Promise
   const generator = await t.findGeneratorById(tx, projectId, id);
   if (generator) {
     if (generator.status !== "active") throw gone("Generator already cancelled");
-    await t.cancelGenerator(tx, id);
+    await t.cancelGenerator(tx, projectId, id);
     return;
   }
   const trigger = await t.findTriggerById(tx, projectId, id);
   if (!trigger) throw notFound("Job not found");
-  if (!(await t.cancelTrigger(tx, id))) throw notCancellable(trigger.status);
+  if (!(await t.cancelTrigger(tx, projectId, id))) throw notCancellable(trigger.status);
 }
 
 /** Rule 3: when a recurring trigger and a one-shot share the key, the recurring one goes first. */
@@ -34,12 +34,12 @@ async function cancelByKey(tx: SqlRunner, projectId: string, key: string): Promi
   await t.lockCustomKey(tx, projectId, key);
   const generator = await t.findActiveGeneratorByKey(tx, projectId, key);
   if (generator) {
-    await t.cancelGenerator(tx, generator.id);
+    await t.cancelGenerator(tx, projectId, generator.id);
     return;
   }
   const pending = await t.findPendingTriggerByKey(tx, projectId, key);
   if (pending) {
-    await t.cancelTrigger(tx, pending.id);
+    await t.cancelTrigger(tx, projectId, pending.id);
     return;
   }
   // Only a queued, running or finished one-shot holds the key: say which.

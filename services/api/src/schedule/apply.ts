@@ -73,13 +73,13 @@ async function scheduleOnce(tx: SqlRunner, call: ScheduleCall, when: Once): Prom
   let replaced = false;
   if (customKey !== null) {
     const generator = await t.findActiveGeneratorByKey(tx, projectId, customKey);
-    if (generator) replaced = await t.cancelGenerator(tx, generator.id);
+    if (generator) replaced = await t.cancelGenerator(tx, projectId, generator.id);
   }
 
   if (target) {
     // SPEC §2: a key belongs to a recurring trigger, never to its instances.
     const key = target.generatorId !== null ? null : (customKey ?? target.customKey ?? null);
-    const after = await t.updateTriggerRequest(tx, target.id, { ...call.request, customKey: key, status, scheduledAt: when.at });
+    const after = await t.updateTriggerRequest(tx, projectId, target.id, { ...call.request, customKey: key, status, scheduledAt: when.at });
     return { triggerId: target.id, scheduledAt: after!.scheduledAt, operation: "reschedule", kind: "job" };
   }
   const id = await t.insertTrigger(tx, {
@@ -111,10 +111,10 @@ async function scheduleRecurring(tx: SqlRunner, call: ScheduleCall, when: Cron):
   let replaced = false;
   if (customKey !== null) {
     const oneShot = await t.findPendingTriggerByKey(tx, projectId, customKey);
-    if (oneShot && oneShot.generatorId === null) replaced = await t.cancelTrigger(tx, oneShot.id);
+    if (oneShot && oneShot.generatorId === null) replaced = await t.cancelTrigger(tx, projectId, oneShot.id);
     if (generator && generator.customKey !== customKey) {
       const holder = await t.findActiveGeneratorByKey(tx, projectId, customKey);
-      if (holder && holder.id !== generator.id) replaced = (await t.cancelGenerator(tx, holder.id)) || replaced;
+      if (holder && holder.id !== generator.id) replaced = (await t.cancelGenerator(tx, projectId, holder.id)) || replaced;
     }
   }
 
@@ -122,8 +122,8 @@ async function scheduleRecurring(tx: SqlRunner, call: ScheduleCall, when: Cron):
   let id: string;
   if (generator) {
     id = generator.id;
-    await t.updateGenerator(tx, id, { ...definition, customKey: customKey ?? generator.customKey });
-    await t.cancelPendingInstance(tx, id);
+    await t.updateGenerator(tx, projectId, id, { ...definition, customKey: customKey ?? generator.customKey });
+    await t.cancelPendingInstance(tx, projectId, id);
   } else {
     id = await t.insertGenerator(tx, { ...definition, projectId, customKey });
   }
