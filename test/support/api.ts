@@ -17,6 +17,8 @@ export interface TestApi {
   database: TestDatabase;
   projectId: string;
   apiKey: string;
+  /** this api's Redis key prefix (TTR_REDIS_PREFIX) */
+  redisPrefix: string;
   /** send to this api; `headers` are exactly what is sent */
   call: (method: string, path: string, headers?: Record<string, string | string[] | undefined>, body?: string | Buffer) => ReturnType<typeof request>;
   close(): Promise<void>;
@@ -29,7 +31,8 @@ export async function startApi(opts: { quota?: number; readTimeoutMs?: number } 
   const log = createLogger("api", "error");
   const pg = createPgRunner(database.url, { max: 4, applicationName: "ttr-test" });
   const reads = createDb(database.url, { max: 2, applicationName: "ttr-test-reads", statementTimeoutMs: opts.readTimeoutMs ?? 5_000 });
-  const app = createApp({ db, reads, pg, redis, log, registry: createRegistry("api"), redisPrefix: redisPrefix() });
+  const prefix = redisPrefix();
+  const app = createApp({ db, reads, pg, redis, log, registry: createRegistry("api"), redisPrefix: prefix });
   const server = createServer(app);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -42,6 +45,7 @@ export async function startApi(opts: { quota?: number; readTimeoutMs?: number } 
     database,
     projectId,
     apiKey,
+    redisPrefix: prefix,
     call: (method, path, headers, body) => request(base, method, path, headers, body),
     async close() {
       server.closeAllConnections();
