@@ -17,6 +17,15 @@ if (!existsSync(CHROMIUM) && process.platform === "linux" && process.getuid?.() 
   }
 }
 
+// The production dependencies against the advisory database first: a high
+// or critical advisory with a fix fails the run (scripts/audit.mjs says
+// when it could not check).
+const audit = spawnSync(process.execPath, [path.join(root, "scripts", "audit.mjs")], { cwd: root, stdio: "inherit" });
+if (audit.status !== 0) {
+  process.stderr.write("ttr: the dependency audit failed\n");
+  process.exit(audit.status ?? 1);
+}
+
 // Test files are type-checked too (the build covers only sources).
 const typecheck = spawnSync(path.join(root, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.test.json"], { cwd: root, stdio: "inherit" });
 if (typecheck.status !== 0) {

