@@ -81,6 +81,37 @@ describe("errors without a JSON body", () => {
 });
 
 describe("operations endpoints (CONTRACT §9)", () => {
+  it("413 for a body declared far over the limit: answered at once and the connection closed, the body never read", async () => {
+    const { port } = new URL(api.base);
+    const declared = 50 * 1024 * 1024;
+    const result = await new Promise<{ head: string; closedAfterMs: number }>((resolve, reject) => {
+      const socket = net.connect({ host: "127.0.0.1", port: Number(port) });
+      let data = "";
+      const started = Date.now();
+      socket.on("data", (c) => (data += c.toString("latin1")));
+      socket.on("close", () => resolve({ head: data, closedAfterMs: Date.now() - started }));
+      socket.on("error", () => resolve({ head: data, closedAfterMs: Date.now() - started }));
+      socket.setTimeout(5000, () => reject(new Error(`the connection stayed open: ${data}`)));
+      const head = `POST /declare HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n`;
+      // a first megabyte only: the rest is never sent, and never waited for
+      socket.write(head + "[".repeat(1024 * 1024));
+    });
+    expect(result.head).toMatch(/^HTTP\/1\.1 413 /);
+    expect(result.head.toLowerCase()).toContain("connection: close");
+    expect(result.head).toContain('"_tag":"PayloadTooLarge"');
+    expect(result.closedAfterMs).toBeLessThan(5000);
+  });
+
+  it("413 a little over the limit keeps the connection: the rest is read and dropped, and the next request is answered", async () => {
+    const body = "a".repeat(1024 * 1024 + 10);
+    const first = `POST /schedule HTTP/1.1\r\nHost: x\r\nttr-api-key: ${api.apiKey}\r\nttr-url: http://example.com/\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    const second = "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    const answer = await rawExchange(first + second, false);
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer.split("\r\n\r\n")[0]!.toLowerCase()).not.toContain("connection: close");
+    expect(answer).toMatch(/HTTP\/1\.1 200 [\s\S]*"status":"ok"/);
+  });
+
   it("answers /healthz, /readyz and /metrics", async () => {
     const health = await api.call("GET", "/healthz");
     expect(health.status).toBe(200);

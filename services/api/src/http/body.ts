@@ -6,11 +6,31 @@ import { badRequest, payloadTooLarge } from "@ttr/core";
 
 export const MiB = 1024 * 1024;
 
+/**
+ * A body over its limit is answered 413 at once. Up to this much more is
+ * read and dropped, so that a client a little over the limit gets its 413
+ * on a connection that stays usable; a body declared (or found) larger
+ * than that is not read: the 413 closes the connection.
+ */
+const DRAIN_AT_MOST = MiB;
+
+/** Marks a 413 whose connection is closed once it is sent (errors.ts). */
+export interface ClosingError {
+  closeConnection?: boolean;
+}
+
+function tooLarge(limitText: string, close: boolean) {
+  const err: ReturnType<typeof payloadTooLarge> & ClosingError = payloadTooLarge(limitText);
+  err.closeConnection = close;
+  return err;
+}
+
 export function readBody(req: Request, limit: number, limitText: string): Promise<Buffer> {
   const declared = Number(req.headers["content-length"]);
   if (Number.isFinite(declared) && declared > limit) {
-    req.resume();
-    return Promise.reject(payloadTooLarge(limitText));
+    const close = declared > limit + DRAIN_AT_MOST;
+    if (!close) req.resume();
+    return Promise.reject(tooLarge(limitText, close));
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -24,8 +44,8 @@ export function readBody(req: Request, limit: number, limitText: string): Promis
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
-        fail(payloadTooLarge(limitText));
-        req.resume();
+        // No length was declared (chunked): how much more will come is unknown.
+        fail(tooLarge(limitText, true));
         return;
       }
       if (!settled) chunks.push(chunk);

@@ -3,6 +3,7 @@ import type { ErrorRequestHandler, RequestHandler } from "express";
 import { ApiError } from "@ttr/core";
 import { isDatabaseUnavailable, isStatementTimeout } from "@ttr/db";
 import type { Logger, OutageLog } from "@ttr/platform";
+import type { ClosingError } from "./body.js";
 
 /** Unknown paths and methods a path does not accept: 404 with no body (SPEC §7). */
 export const notFoundHandler: RequestHandler = (_req, res) => {
@@ -23,6 +24,8 @@ export function errorHandler(log: Logger, dbOutage: OutageLog, ping: () => Promi
     if (err instanceof ApiError) {
       res.status(err.status);
       if (err.tag === "Unavailable") res.set("Retry-After", "5");
+      // A body far over its limit is not read to its end: the connection goes.
+      if ((err as ClosingError).closeConnection) res.set("Connection", "close");
       if (err.tag === "UnsupportedMediaType") {
         res.type("text/plain").send(err.message);
         return;
