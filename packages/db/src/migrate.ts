@@ -132,6 +132,7 @@ function errorCode(err: unknown): string | undefined {
 export async function createDatabaseIfMissing(databaseUrl: string): Promise<boolean> {
   const name = databaseNameOf(databaseUrl);
   const client = new pg.Client({ connectionString: withDatabase(databaseUrl, "postgres"), connectionTimeoutMillis: 10_000 });
+  client.on("error", () => {}); // a dropped connection fails the statement in flight instead
   await client.connect();
   try {
     const { rowCount } = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
@@ -258,6 +259,7 @@ export async function applyMigrations(databaseUrl: string, opts: ApplyMigrations
   const files = readMigrations(opts.migrationsDir ?? DEFAULT_MIGRATIONS_DIR);
   const schema = schemaOf(databaseUrl);
   const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 10_000, application_name: "ttr-migrate" });
+  client.on("error", () => {}); // a dropped connection fails the statement in flight instead
   await client.connect();
   try {
     await client.query(`SET search_path TO ${quoteIdent(schema)}`);

@@ -139,6 +139,10 @@ export function clientRunner(client: pg.ClientBase): SqlRunner {
 /** Runs `fn` on a connection of its own, closed afterwards. */
 export async function withPgClient<T>(databaseUrl: string, fn: (client: pg.Client) => Promise<T>, applicationName = "ttr"): Promise<T> {
   const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 10_000, application_name: applicationName });
+  // A connection the server ends (a restart, an admin) fails the statement in
+  // flight, which `fn` sees; unhandled, the same 'error' event would also
+  // end the process.
+  client.on("error", () => {});
   await client.connect();
   try {
     return await fn(client);

@@ -3,12 +3,14 @@
 // partitions and removes history older than TTR_RETENTION_DAYS. It runs
 // beside the firing loop, never inside a tick, and each pass moves rows in
 // small paced statements, so firing does not wait for it.
-import { prune } from "@ttr/db";
+import { isDatabaseUnavailable, prune } from "@ttr/db";
 import type { Logger } from "@ttr/platform";
 import type { Metrics } from "./metrics.js";
 
 const FIRST_PASS_DELAY_MS = 10_000;
 const EVERY_MS = 3_600_000;
+/** after a pass that failed: sooner than the hour */
+const RETRY_MS = 60_000;
 
 export class RetentionLoop {
   private timer: NodeJS.Timeout | null = null;
@@ -34,15 +36,16 @@ export class RetentionLoop {
 
   private schedule(ms: number): void {
     this.timer = setTimeout(() => {
-      this.running = this.pass().finally(() => {
+      // pass() never throws: it logs what failed and says whether it passed
+      this.running = this.pass().then((ok) => {
         this.running = null;
-        if (this.timer) this.schedule(EVERY_MS);
+        if (this.timer) this.schedule(ok ? EVERY_MS : RETRY_MS);
       });
     }, ms);
   }
 
-  /** One pass; failures are logged and retried at the next pass. */
-  async pass(): Promise<void> {
+  /** One pass; a failure is logged and the pass tried again a minute later. Returns whether it succeeded. */
+  async pass(): Promise<boolean> {
     const stopTimer = this.metrics.retentionSeconds.startTimer();
     this.metrics.retentionLastRun.setToCurrentTime();
     try {
@@ -54,8 +57,12 @@ export class RetentionLoop {
       this.metrics.retentionDeferred.set(r.deferred);
       this.metrics.retentionLastSuccess.setToCurrentTime();
       if (r.partitions || r.moved || r.deferred) this.log.info("retention pass", { retentionDays: this.days, ...r });
+      return true;
     } catch (err) {
-      this.log.error("retention pass failed", { error: (err as Error).message });
+      // PostgreSQL down is an outage (the tick logs it), not a retention bug.
+      if (isDatabaseUnavailable(err)) this.log.warn("retention pass interrupted: postgres unavailable; tried again in a minute", { error: (err as Error).message });
+      else this.log.error("retention pass failed; tried again in a minute", { error: (err as Error).message });
+      return false;
     } finally {
       stopTimer();
     }
