@@ -48,6 +48,19 @@ export class OutageLog {
 }
 
 /**
+ * Waits for `promise` at most `ms` (a shutdown step waiting on a store that
+ * is down would never end); its failure is not this caller's concern.
+ */
+export async function within(ms: number, promise: Promise<unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise((r) => {
+    timer = setTimeout(r, ms);
+  });
+  await Promise.race([promise.catch(() => {}), deadline]);
+  clearTimeout(timer);
+}
+
+/**
  * The same error arriving in a burst (say, one per job the queue lost when
  * Redis was flushed): the first is logged, repeats within `windowMs` are
  * only counted, and the count rides on the next line logged.

@@ -3,7 +3,7 @@
 import { Worker } from "bullmq";
 import { ATTEMPT_QUEUE } from "@ttr/core";
 import { createPgRunner } from "@ttr/db";
-import { createLogger, createRedis, createRegistry, OutageLog, RepeatLog, redisPing, startOpsServer } from "@ttr/platform";
+import { createLogger, createRedis, createRegistry, OutageLog, RepeatLog, redisPing, startOpsServer, within } from "@ttr/platform";
 import { loadEnv } from "./env.js";
 import { createMetrics } from "./metrics.js";
 import { destroyAgents } from "./send.js";
@@ -45,13 +45,12 @@ async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   log.info("shutting down: finishing attempts in flight", { signal });
-  const deadline = new Promise((r) => setTimeout(r, env.EXECUTOR_SHUTDOWN_GRACE_SECONDS * 1000).unref());
-  await Promise.race([worker.close(), deadline]);
+  await within(env.EXECUTOR_SHUTDOWN_GRACE_SECONDS * 1000, worker.close());
   ops.close();
   destroyAgents();
   await Promise.allSettled([db.end()]);
   // QUIT would wait for a Redis that is down: a second at most.
-  await Promise.race([redis.quit().catch(() => {}), new Promise((r) => setTimeout(r, 1000))]);
+  await within(1000, redis.quit());
   log.info("executor stopped");
   process.exit(0);
 }

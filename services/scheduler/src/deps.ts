@@ -4,6 +4,7 @@ import type { DispatchCandidate, PgRunner, SqlRunner } from "@ttr/db";
 import type { Logger, prom } from "@ttr/platform";
 import type { SchedulerEnv } from "./env.js";
 import type { Fence } from "./leader.js";
+import type { QueueRecovery } from "./recover.js";
 import type { Metrics } from "./metrics.js";
 
 /**
@@ -29,8 +30,8 @@ export interface Deps {
   admission: Admission;
   /** the leadership lease: every transaction of the loop checks it first (fenced) */
   lease: Fence;
-  /** asks for the queue to be checked against PostgreSQL at the next tick (recover.ts) */
-  recovery: { request(reason: string): void };
+  /** checks the queue against PostgreSQL when it may have lost jobs (recover.ts) */
+  recovery: Pick<QueueRecovery, "request" | "run">;
 }
 
 /**

@@ -38,6 +38,13 @@ export const SCHEDULER_SESSION_SETTINGS = {
   tcp_keepalives_count: 3,
 } as const;
 
+/** A client this replica is done with: its late errors and its end are no longer news. */
+function silenced(client: pg.Client): pg.Client {
+  client.removeAllListeners();
+  client.on("error", () => {});
+  return client;
+}
+
 /** What the active replica's work asks of the lease. */
 export interface Fence {
   /** Throws LeaseLost unless this replica holds the lease; key-share locks it for the rest of `tx`. */
@@ -134,9 +141,7 @@ export class Leadership implements Fence {
   private drop(reason: string): void {
     const client = this.client;
     this.client = null;
-    client?.removeAllListeners();
-    client?.on("error", () => {});
-    client?.end().catch(() => {});
+    if (client) void silenced(client).end().catch(() => {});
     this.lose(reason);
   }
 
@@ -157,8 +162,7 @@ export class Leadership implements Fence {
     this.client = null;
     this.epoch = null;
     if (client) {
-      client.removeAllListeners();
-      client.on("error", () => {});
+      silenced(client);
       if (epoch !== null) await releaseLease(clientRunner(client), epoch).catch(() => {});
       await client.end().catch(() => {});
     }

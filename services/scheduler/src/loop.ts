@@ -7,7 +7,6 @@ import { OutageLog } from "@ttr/platform";
 import type { Deps } from "./deps.js";
 import { dispatchBatch, dispatchHeld, requeueLost, STALE_AFTER_MS } from "./dispatch.js";
 import { promoteBatch } from "./promote.js";
-import type { QueueRecovery } from "./recover.js";
 import { reap } from "./reaper.js";
 import { ensurePendingInstances } from "./recurring.js";
 
@@ -26,17 +25,14 @@ export class SchedulerLoop {
   private wakeAt: number | null = null;
   private readonly outage: OutageLog;
 
-  constructor(
-    private readonly deps: Deps,
-    private readonly recovery: QueueRecovery,
-  ) {
+  constructor(private readonly deps: Deps) {
     this.outage = new OutageLog(deps.log, "postgres", { connection: "ttr-scheduler" });
   }
 
   start(): void {
     if (this.active) return;
     this.active = true;
-    this.recovery.request("became the active scheduler");
+    this.deps.recovery.request("became the active scheduler");
     this.next();
   }
 
@@ -71,7 +67,7 @@ export class SchedulerLoop {
     const stopTimer = this.deps.metrics.tickSeconds.startTimer();
     const batch = this.deps.env.SCHEDULER_BATCH_SIZE;
     try {
-      await this.recovery.run(new Date());
+      await this.deps.recovery.run(new Date());
       // A full batch means more are due: go on at once instead of waiting for the next tick.
       const full = new Set<string>();
       const enqueueing: Array<Promise<void>> = [];
@@ -117,7 +113,7 @@ export class SchedulerLoop {
     // Also an error of a replica that was frozen past its lease: the server
     // ended the transaction it had left open.
     if (err instanceof LeaseLost || !this.deps.lease.held()) return;
-    this.recovery.request("a tick failed");
+    this.deps.recovery.request("a tick failed");
     if (isDatabaseUnavailable(err)) this.outage.failed(err);
     else this.deps.log.error("scheduler tick failed", { error: (err as Error).stack ?? String(err) });
   }

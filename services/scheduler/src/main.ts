@@ -3,7 +3,7 @@
 import { Queue } from "bullmq";
 import { ATTEMPT_QUEUE } from "@ttr/core";
 import { createPgRunner } from "@ttr/db";
-import { createLogger, createRedis, createRegistry, redisPing, startOpsServer } from "@ttr/platform";
+import { createLogger, createRedis, createRegistry, redisPing, startOpsServer, within } from "@ttr/platform";
 import { PolicyAdmission } from "./admit.js";
 import { loadEnv } from "./env.js";
 import { Leadership, SCHEDULER_SESSION_SETTINGS } from "./leader.js";
@@ -42,7 +42,7 @@ const leadership = new Leadership(env.DATABASE_URL, log, (leading) => {
 });
 const base = { env, db, queue, redis, log, registry, metrics, admission, lease: leadership };
 const recovery = new QueueRecovery(base);
-const loop = new SchedulerLoop({ ...base, recovery }, recovery);
+const loop = new SchedulerLoop({ ...base, recovery });
 const retention = new RetentionLoop(env.DATABASE_URL, env.TTR_RETENTION_DAYS, metrics, log);
 // Back after an outage: a restart, even with persistence, may have lost jobs.
 let redisWasDown = false;
@@ -64,7 +64,6 @@ async function shutdown(signal: string): Promise<void> {
   stopping = true;
   log.info("shutting down", { signal });
   // Waits on a store that is down would never end: each step gets a bound.
-  const within = (ms: number, p: Promise<unknown>) => Promise.race([p.catch(() => {}), new Promise((r) => setTimeout(r, ms))]);
   await within(5000, loop.stop());
   await within(5000, retention.stop());
   await within(2000, leadership.stop());
