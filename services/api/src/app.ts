@@ -11,6 +11,7 @@ import { cancelRoute } from "./routes/cancel.js";
 import { dashboardRoutes } from "./routes/dashboard.js";
 import { dashboardUiRoutes } from "./routes/dashboard-ui.js";
 import { declareRoute } from "./routes/declare.js";
+import { openApiRoutes } from "./routes/openapi.js";
 import { scheduleRoute } from "./routes/schedule.js";
 import { sessionRoutes } from "./routes/session.js";
 import { tagPoliciesRoutes } from "./routes/tag-policies.js";
@@ -70,6 +71,7 @@ export function createApp(deps: Deps): express.Express {
 
   app.use(tagPoliciesRoutes(deps));
   app.use("/dashboard", dashboardUiRoutes());
+  app.use(openApiRoutes());
   app.use(notFoundHandler);
   app.use(errorHandler(deps.log, new OutageLog(deps.log, "postgres", { connection: "ttr-api" }), ready.postgres));
   return app;
