@@ -36,7 +36,6 @@ export function openApiDocument(): Json {
       summary: "Store an HTTP request and send it later: once, or on a cron schedule.",
       description: DESCRIPTION,
     },
-    jsonSchemaDialect: "https://spec.openapis.org/oas/3.1/dialect/base",
     servers: [{ url: "/", description: "The api that serves this document." }],
     tags: [
       { name: "Scheduling", description: "Create, edit and cancel triggers." },

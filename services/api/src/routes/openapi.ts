@@ -102,7 +102,9 @@ export function openApiRoutes(): express.Router {
     const name = req.params.asset;
     if (!Object.hasOwn(ASSETS, name)) return notFoundHandler(req, res, next);
     secure(res);
-    res.sendFile(path.join(SWAGGER_UI_DIST, ASSETS[name]!), { maxAge: "1h" });
+    // With `root`, only the file's own name is checked for dot segments, not the
+    // package store's path (pnpm keeps packages under node_modules/.pnpm).
+    res.sendFile(ASSETS[name]!, { root: SWAGGER_UI_DIST, maxAge: "1h" });
   });
 
   return router;
