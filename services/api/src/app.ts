@@ -5,7 +5,7 @@ import { dbPing } from "@ttr/db";
 import { handleOps, OutageLog, prom, redisPing } from "@ttr/platform";
 import type { Deps } from "./deps.js";
 import { errorHandler, notFoundHandler } from "./http/errors.js";
-import { headOnlyWhereServed, literalBadEscapes, ROUTING } from "./http/paths.js";
+import { headOnlyWhereServed, literalBadEscapes, optionsOnlyWhereServed, ROUTING } from "./http/paths.js";
 import { bulkRoute } from "./routes/bulk.js";
 import { cancelRoute } from "./routes/cancel.js";
 import { dashboardRoutes } from "./routes/dashboard.js";
@@ -51,7 +51,7 @@ export function createApp(deps: Deps): express.Express {
     next();
   });
 
-  app.use(literalBadEscapes, headOnlyWhereServed);
+  app.use(literalBadEscapes, headOnlyWhereServed, optionsOnlyWhereServed);
 
   const ready = { postgres: () => dbPing(deps.db), redis: () => redisPing(deps.redis) };
   for (const path of ["/healthz", "/readyz", "/metrics"]) {

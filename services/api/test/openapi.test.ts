@@ -154,6 +154,22 @@ describe("every documented operation, live", () => {
   });
 });
 
+describe("methods a path does not take", () => {
+  it("are answered 404 with no body on every documented path", async () => {
+    const concrete = (path: string) =>
+      path.replace("{id}", "00000000-0000-4000-8000-000000000000").replace("{asset}", "init.js").replace("{page}", "triggers");
+    const failures: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths as Json)) {
+      for (const method of ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"]) {
+        if (item[method.toLowerCase()] || item["x-any-method"]) continue;
+        // The conformance check of each answer is the assertion: an undocumented method must get the 404 with no body.
+        await api.call(method, concrete(path), { "ttr-api-key": api.apiKey, Cookie: s.cookie }).catch((err: Error) => failures.push(err.message));
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+});
+
 describe("the conformance check catches drift", () => {
   const url = (path: string) => new URL(path, "http://127.0.0.1:1");
   const body = (v: unknown) => Buffer.from(JSON.stringify(v));
