@@ -146,18 +146,21 @@ export function nonConformities(method: string, url: URL, answer: Answer): strin
   if (!documented) return [`${label}: status ${answer.status} is not documented (documented: ${Object.keys(responses).join(", ")})`];
   const res = resolve(c.doc, documented);
 
-  for (const [name, h] of Object.entries((res.headers ?? {}) as Json)) {
-    const header = resolve(c.doc, h as Json);
-    const value = answer.headers[name.toLowerCase()];
-    if (value === undefined) {
-      if (header.required) problems.push(`required header ${name} is missing`);
-      continue;
+  const checkHeaders = (headers: Json | undefined) => {
+    for (const [name, h] of Object.entries(headers ?? {})) {
+      const header = resolve(c.doc, h as Json);
+      const value = answer.headers[name.toLowerCase()];
+      if (value === undefined) {
+        if (header.required) problems.push(`required header ${name} is missing`);
+        continue;
+      }
+      if (header.schema && typeof value === "string") {
+        const check = validator(c, `header ${name} ${JSON.stringify(header.schema)}`, header.schema);
+        if (!check(value)) problems.push(`header ${name}: ${JSON.stringify(value)} ${c.ajv.errorsText(check.errors)}`);
+      }
     }
-    if (header.schema && typeof value === "string") {
-      const check = validator(c, `header ${name} ${JSON.stringify(header.schema)}`, header.schema);
-      if (!check(value)) problems.push(`header ${name}: ${JSON.stringify(value)} ${c.ajv.errorsText(check.errors)}`);
-    }
-  }
+  };
+  checkHeaders(res.headers);
 
   const head = method.toUpperCase() === "HEAD";
   const type = answer.headers["content-type"];
@@ -166,7 +169,9 @@ export function nonConformities(method: string, url: URL, answer: Answer): strin
     if (type !== undefined) problems.push(`no body is documented, but Content-Type is ${type}`);
     if (!head && answer.body.length > 0) problems.push(`no body is documented, but ${answer.body.length} bytes came`);
   } else if (type === undefined && answer.body.length === 0) {
-    if (res["x-empty-body"] !== true) problems.push(`a body (${Object.keys(content).join(", ")}) is documented, but none came`);
+    const empty = res["x-empty-body"] as Json | undefined;
+    if (empty === undefined) problems.push(`a body (${Object.keys(content).join(", ")}) is documented, but none came`);
+    else checkHeaders(empty.headers);
   } else if (type === undefined) {
     problems.push("a body came without a Content-Type");
   } else {

@@ -68,6 +68,13 @@ describe("the document", () => {
     expect(doc.components.schemas.UnavailableError.properties._tag).toEqual({ type: "string", const: "Unavailable" });
     expect(doc.components.responses.UnsupportedMediaType.content).toHaveProperty("text/plain");
     expect(doc.components.responses.PayloadTooLarge.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/PayloadTooLargeError" });
+    // ttr-error: on every answer without a body, and on the body-less variant of the 400s.
+    const ttrError = { $ref: "#/components/headers/TtrError" };
+    expect(doc.components.responses.NoSuchRoute.headers["ttr-error"]).toEqual(ttrError);
+    expect(doc.components.responses.HeadersTooLarge.headers["ttr-error"]).toEqual(ttrError);
+    for (const [path, method] of [["/schedule", "post"], ["/cancel", "delete"], ["/declare", "post"], ["/bulk", "post"], ["/tag-policies", "post"], ["/tag-policies/{id}", "put"]] as const) {
+      expect(doc.paths[path][method].responses["400"]["x-empty-body"], `${method} ${path}`).toEqual({ headers: { "ttr-error": ttrError } });
+    }
     // The opt-in delivery fields of a tag policy, in requests and answers.
     for (const schema of ["TagPolicyCreate", "TagPolicyUpdate", "TagPolicy"]) {
       expect(Object.keys(doc.components.schemas[schema].properties)).toEqual(expect.arrayContaining(["signing", "honorRetryAfter", "notifyUrl"]));

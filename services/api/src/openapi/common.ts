@@ -4,8 +4,9 @@
 //
 // Two extensions carry what OpenAPI 3.1 cannot say and the conformance check
 // of the tests (test/support/openapi-conformance.ts) reads:
-// - `x-empty-body: true` on a response: that status may also come with no
-//   body and no Content-Type (the 400s of malformed requests).
+// - `x-empty-body` on a response: that status may also come with no body and
+//   no Content-Type (the 400s of malformed requests); its `headers` are the
+//   headers of that variant, as a response's own `headers` are.
 // - on a path item, `x-any-method: "<method>"`: every HTTP method not listed
 //   is answered as that operation (/schedule stores any method), and
 //   `x-deeper-paths: true`: paths below this one, over several segments, get
@@ -50,10 +51,6 @@ export const RESPONSES: Json = {
       "Paths match exactly: letter case and a trailing slash count.",
     headers: ttrError,
   },
-  EmptyBadRequest: {
-    description: "The request is malformed; no body.",
-    headers: ttrError,
-  },
   Unauthorized: {
     description: "No credentials, or an API key that does not exist (`Invalid api key`).",
     content: json(ref("UnauthorizedError")),
@@ -93,8 +90,8 @@ export const response = (name: string): Json => ref(name, "responses");
 export function errorAnswer(description: string, schema: string, emptyToo = false): Json {
   const out: Json = { description, content: json(ref(schema)) };
   if (emptyToo) {
-    out.headers = ttrError;
-    out["x-empty-body"] = true;
+    out.headers = { "ttr-error": { description: "On the answer with no body only.", schema: { type: "string" } } };
+    out["x-empty-body"] = { headers: ttrError };
   }
   return out;
 }
