@@ -5,7 +5,7 @@ import * as t from "@ttr/db";
 import type { SqlRunner } from "@ttr/db";
 import type { Deps } from "../deps.js";
 import { projectForKey } from "../auth/api-key.js";
-import { header, textHeader } from "../http/headers.js";
+import { header, missingKeyReason, textHeader } from "../http/headers.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -50,7 +50,7 @@ async function cancelByKey(tx: SqlRunner, projectId: string, key: string): Promi
 
 export function cancelRoute(deps: Deps) {
   return async (req: Request, res: Response): Promise<void> => {
-    if (req.headers["ttr-api-key"] === undefined) throw emptyBadRequest();
+    if (req.headers["ttr-api-key"] === undefined) throw emptyBadRequest(missingKeyReason(req));
     const triggerId = nonEmpty(header(req, "ttr-trigger-id"));
     const customKey = nonEmpty(textHeader(req, "ttr-custom-key"));
     if (triggerId === undefined && customKey === undefined) {

@@ -1,7 +1,7 @@
 // The dashboard's data endpoints (CONTRACT §5): trigger and execution lists,
 // one trigger with its executions, Replay now / Retry now, project usage and
-// per-minute outcome counts. Every route needs a live session and sees only
-// that session's project.
+// per-minute outcome counts. Every route needs a live session or an API key
+// (auth/reader.ts) and sees only that project.
 //
 // Lists are newest first by (createdAt, id) with keyset pagination: the
 // opaque cursor is the base64url of the last row's createdAt and id, so a
@@ -17,7 +17,7 @@ import { badRequest, gone, headersObject, notFound, unauthorized } from "@ttr/co
 import * as d from "@ttr/db";
 import type { DashboardTriggerRow, ExecutionRow, GeneratorStatus, Keyset, TriggerStatus } from "@ttr/db";
 import type { Deps } from "../deps.js";
-import { requireSession, sessionOf } from "../auth/session.js";
+import { readerOf, requireReader } from "../auth/reader.js";
 import { apiRouter } from "../http/paths.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -156,7 +156,7 @@ function triggerFilter(req: Request): d.TriggerListFilter {
 function sendAgain(deps: Deps, action: "replay" | "retry") {
   const verb = action === "replay" ? "replayed" : "retried";
   return async (req: Request, res: Response): Promise<void> => {
-    const { projectId } = sessionOf(res);
+    const { projectId } = readerOf(res);
     const id = String(req.params.id);
     if (!UUID.test(id)) throw notFoundTrigger();
     const found = await d.findAnyTrigger(deps.db, projectId, id);
@@ -176,10 +176,10 @@ function sendAgain(deps: Deps, action: "replay" | "retry") {
 
 export function dashboardRoutes(deps: Deps): express.Router {
   const router = apiRouter();
-  const auth = requireSession(deps);
+  const auth = requireReader(deps);
 
   router.get("/triggers", auth, async (req, res) => {
-    const { projectId } = sessionOf(res);
+    const { projectId } = readerOf(res);
     const filter = triggerFilter(req);
     const limit = intParam(req, "limit", DEFAULT_LIMIT, MAX_LIMIT);
     const after = cursorParam(req);
@@ -191,7 +191,7 @@ export function dashboardRoutes(deps: Deps): express.Router {
   });
 
   router.get("/triggers/:id", auth, async (req, res) => {
-    const { projectId } = sessionOf(res);
+    const { projectId } = readerOf(res);
     const id = String(req.params.id);
     if (!UUID.test(id)) throw notFoundTrigger();
     const [trigger] = await d.loadTriggers(deps.reads, projectId, [id]);
@@ -204,7 +204,7 @@ export function dashboardRoutes(deps: Deps): express.Router {
   router.post("/triggers/:id/retry", auth, sendAgain(deps, "retry"));
 
   router.get("/executions", auth, async (req, res) => {
-    const { projectId } = sessionOf(res);
+    const { projectId } = readerOf(res);
     const triggerId = param(req, "triggerId");
     if (triggerId !== null && !UUID.test(triggerId)) throw badRequest(`Invalid triggerId: ${triggerId}`);
     // Only the exact lowercase `true` filters; any other value lists everything (SPEC §1 Dead letters 7).
@@ -217,7 +217,7 @@ export function dashboardRoutes(deps: Deps): express.Router {
   });
 
   router.get("/project", auth, async (_req, res) => {
-    const { projectId } = sessionOf(res);
+    const { projectId } = readerOf(res);
     // The quota's month is the calendar month in UTC (CONTRACT §4).
     const project = await d.projectUsage(deps.reads, projectId, new Date().toISOString().slice(0, 7));
     // Deleting a project deletes its users and sessions, so only a race gets here without one.
@@ -226,7 +226,7 @@ export function dashboardRoutes(deps: Deps): express.Router {
   });
 
   router.get("/stats", auth, async (req, res) => {
-    const { projectId } = sessionOf(res);
+    const { projectId } = readerOf(res);
     const minutes = intParam(req, "minutes", DEFAULT_MINUTES, MAX_MINUTES);
     const buckets = await d.executionStats(deps.reads, projectId, new Date(), minutes);
     res.json({ buckets: buckets.map((b) => ({ ...b, minute: b.minute.toISOString() })) });
