@@ -11,6 +11,7 @@
 import { badRequest, gone, headersObject, notFound } from "@ttr/core";
 import * as d from "./dashboard.js";
 import type { DashboardTriggerRow, ExecutionRow, Keyset, TriggerListFilter } from "./dashboard.js";
+import type { GeneratorStatus, TriggerStatus } from "./rows.js";
 import type { SqlRunner } from "./sql.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -90,6 +91,39 @@ export function executionJson(e: ExecutionRow) {
 
 export type TriggerJson = ReturnType<typeof triggerJson>;
 export type ExecutionJson = ReturnType<typeof executionJson>;
+
+// ---- filters ------------------------------------------------------------------
+
+const JOB_STATUSES: ReadonlySet<string> = new Set<TriggerStatus>(["registered", "skipped", "queued", "running", "retrying", "completed", "cancelled"]);
+const GENERATOR_STATUSES: ReadonlySet<string> = new Set<GeneratorStatus>(["active", "cancelled"]);
+
+/** The trigger list's parameters, read one at a time (a reader may refuse a value, in this order). */
+export type TriggerListParam = (name: "kind" | "status" | "generatorId" | "tag" | "customKey") => string | null;
+
+/**
+ * Which kinds and statuses the trigger list shows; a status names its kind
+ * (`active` only recurring triggers). `generatorId` lists one recurring
+ * trigger's instances, which are jobs, so it switches recurring triggers
+ * off. An unknown value is a 400 that names it.
+ */
+export function triggerListFilter(param: TriggerListParam): TriggerListFilter {
+  const kind = param("kind");
+  if (kind !== null && kind !== "job" && kind !== "generator") throw badRequest(`Invalid kind: ${kind} (job or generator)`);
+  const status = param("status");
+  if (status !== null && !JOB_STATUSES.has(status) && !GENERATOR_STATUSES.has(status)) throw badRequest(`Invalid status: ${status}`);
+  const generatorId = param("generatorId");
+  if (generatorId !== null && !UUID.test(generatorId)) throw badRequest(`Invalid generatorId: ${generatorId}`);
+  return {
+    jobs: kind !== "generator" && (status === null || JOB_STATUSES.has(status)) ? { status: status as TriggerStatus | null } : null,
+    generators:
+      kind !== "job" && generatorId === null && (status === null || GENERATOR_STATUSES.has(status))
+        ? { status: status as GeneratorStatus | null }
+        : null,
+    tag: param("tag"),
+    customKey: param("customKey"),
+    generatorId,
+  };
+}
 
 // ---- reads ------------------------------------------------------------------
 

@@ -13,13 +13,10 @@ import type express from "express";
 import type { Request, Response } from "express";
 import { badRequest, unauthorized } from "@ttr/core";
 import * as d from "@ttr/db";
-import type { GeneratorStatus, Keyset, TriggerStatus } from "@ttr/db";
+import type { Keyset } from "@ttr/db";
 import type { Deps } from "../deps.js";
 import { readerOf, requireReader } from "../auth/reader.js";
 import { apiRouter } from "../http/paths.js";
-
-const JOB_STATUSES: ReadonlySet<string> = new Set<TriggerStatus>(["registered", "skipped", "queued", "running", "retrying", "completed", "cancelled"]);
-const GENERATOR_STATUSES: ReadonlySet<string> = new Set<GeneratorStatus>(["active", "cancelled"]);
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 500;
@@ -51,30 +48,6 @@ const cursorParam = (req: Request): Keyset | null => {
 
 // ---- routes -----------------------------------------------------------------
 
-/**
- * Which kinds and statuses GET /triggers lists; a status names its kind
- * (`active` only generators). `generatorId` lists one recurring trigger's
- * instances, which are jobs, so it switches generators off.
- */
-function triggerFilter(req: Request): d.TriggerListFilter {
-  const kind = param(req, "kind");
-  if (kind !== null && kind !== "job" && kind !== "generator") throw badRequest(`Invalid kind: ${kind} (job or generator)`);
-  const status = param(req, "status");
-  if (status !== null && !JOB_STATUSES.has(status) && !GENERATOR_STATUSES.has(status)) throw badRequest(`Invalid status: ${status}`);
-  const generatorId = param(req, "generatorId");
-  if (generatorId !== null && !d.isUuid(generatorId)) throw badRequest(`Invalid generatorId: ${generatorId}`);
-  return {
-    jobs: kind !== "generator" && (status === null || JOB_STATUSES.has(status)) ? { status: status as TriggerStatus | null } : null,
-    generators:
-      kind !== "job" && generatorId === null && (status === null || GENERATOR_STATUSES.has(status))
-        ? { status: status as GeneratorStatus | null }
-        : null,
-    tag: param(req, "tag"),
-    customKey: param(req, "customKey"),
-    generatorId,
-  };
-}
-
 function sendAgainRoute(deps: Deps, action: "replay" | "retry") {
   return async (req: Request, res: Response): Promise<void> => {
     const execution = await d.sendAgain(deps.db, readerOf(res).projectId, String(req.params.id), action);
@@ -87,7 +60,7 @@ export function dashboardRoutes(deps: Deps): express.Router {
   const auth = requireReader(deps);
 
   router.get("/triggers", auth, async (req, res) => {
-    const filter = triggerFilter(req);
+    const filter = d.triggerListFilter((name) => param(req, name));
     const limit = intParam(req, "limit", DEFAULT_LIMIT, MAX_LIMIT);
     res.json(await d.triggerPage(deps.reads, readerOf(res).projectId, filter, cursorParam(req), limit));
   });
