@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The admin CLI (CONTRACT §3). With --json it prints exactly one JSON object
+// The admin CLI (docs/cli.md). With --json it prints exactly one JSON object
 // on stdout; errors go to stderr with exit code 1 (2 for usage errors).
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";

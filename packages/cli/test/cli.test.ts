@@ -1,4 +1,4 @@
-// The admin CLI of CONTRACT §3, run as a process against a fresh database.
+// The admin CLI of docs/cli.md, run as a process against a fresh database.
 import { execFile, spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -53,7 +53,7 @@ afterAll(async () => {
   await database.drop();
 });
 
-describe("ttr admin CLI (CONTRACT §3)", () => {
+describe("ttr admin CLI (docs/cli.md)", () => {
   it("migrate prints {ok:true} and is idempotent", async () => {
     expect(await json("migrate")).toEqual({ ok: true });
     expect(await json("migrate")).toEqual({ ok: true });
