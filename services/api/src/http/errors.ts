@@ -1,11 +1,11 @@
-// The one place errors become responses (STYLE habit 3).
+// The one place errors become responses.
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import { ApiError } from "@ttr/core";
 import { isDatabaseUnavailable, isStatementTimeout } from "@ttr/db";
 import type { Logger, OutageLog } from "@ttr/platform";
 import type { ClosingError } from "./body.js";
 
-/** Unknown paths and methods a path does not accept: 404 with no body (SPEC §7). */
+/** Unknown paths and methods a path does not accept: 404 with no body (docs/api/errors.md). */
 export const notFoundHandler: RequestHandler = (_req, res) => {
   res.status(404).end();
 };

@@ -1,4 +1,4 @@
-// The dashboard's data endpoints (CONTRACT §5): trigger and execution lists,
+// The dashboard's data endpoints (docs/api/dashboard-api.md): trigger and execution lists,
 // one trigger with its executions, Replay now / Retry now, project usage and
 // per-minute outcome counts. Every route needs a live session and sees only
 // that session's project.
@@ -75,7 +75,7 @@ function paginate<T extends { createdAt: Date; id: string }>(rows: T[], limit: n
   return { page, nextCursor: encodeCursor(page[limit - 1]!) };
 }
 
-// ---- JSON shapes (CONTRACT §5 Trigger, Execution) ---------------------------
+// ---- JSON shapes (docs/api/dashboard-api.md) ---------------------------
 
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
 
@@ -148,7 +148,7 @@ function triggerFilter(req: Request): d.TriggerListFilter {
 }
 
 /**
- * Replay now and Retry now (CONTRACT §5, SPEC §3). A completed one-shot or
+ * Replay now and Retry now (docs/api/dashboard-api.md, docs/concepts.md). A completed one-shot or
  * instance gets a new planned attempt; Retry now on a retrying one makes its
  * pending retry due at once. Anything else, recurring triggers included, is
  * 410 with the status found.
@@ -207,7 +207,7 @@ export function dashboardRoutes(deps: Deps): express.Router {
     const { projectId } = sessionOf(res);
     const triggerId = param(req, "triggerId");
     if (triggerId !== null && !UUID.test(triggerId)) throw badRequest(`Invalid triggerId: ${triggerId}`);
-    // Only the exact lowercase `true` filters; any other value lists everything (SPEC §1 Dead letters 7).
+    // Only the exact lowercase `true` filters; any other value lists everything (docs/concepts.md, dead letters).
     const deadLetterOnly = req.query.deadLetterOnly === "true";
     const limit = intParam(req, "limit", DEFAULT_LIMIT, MAX_LIMIT);
     const after = cursorParam(req);
@@ -218,7 +218,7 @@ export function dashboardRoutes(deps: Deps): express.Router {
 
   router.get("/project", auth, async (_req, res) => {
     const { projectId } = sessionOf(res);
-    // The quota's month is the calendar month in UTC (CONTRACT §4).
+    // The quota's month is the calendar month in UTC (docs/quota.md).
     const project = await d.projectUsage(deps.reads, projectId, new Date().toISOString().slice(0, 7));
     // Deleting a project deletes its users and sessions, so only a race gets here without one.
     if (!project) throw unauthorized();
