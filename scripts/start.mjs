@@ -118,7 +118,7 @@ process.stdout.write(`
       -H 'content-type: application/json' \\
       -d '{"hello":"ttr"}'
 
-  Admin CLI: pnpm ttr --help        Stop: Ctrl-C
+  Admin CLI: npm run ttr -- --help        Stop: Ctrl-C
 
   ${serviceEnv.TTR_BLOCK_PRIVATE_NETWORKS === "true" ? "Targets on private networks are refused (TTR_BLOCK_PRIVATE_NETWORKS=true)." : "Targets on this machine and private networks are reachable (TTR_BLOCK_PRIVATE_NETWORKS is off here;\n  the container image and the Helm chart switch it on)."}
 \n`);

@@ -38,7 +38,7 @@ DATABASE_URL selects the database (default: the one \`npm start\` uses).`;
 
 class UsageError extends Error {}
 
-/** `npm start` records where its database is, so `pnpm ttr` works beside it. */
+/** `npm start` records where its database is, so `npm run ttr -- …` works beside it. */
 function databaseUrl(): string {
   if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
   for (let dir = process.cwd(); ; dir = path.dirname(dir)) {
