@@ -1,4 +1,4 @@
-// Errors are values with a `_tag` (SPEC §7). Route handlers throw them; one
+// Errors are values with a `_tag` (docs/api/errors.md). Route handlers throw them; one
 // express middleware renders them. `emptyBody` marks the 400s whose response
 // carries no body at all.
 

@@ -14,7 +14,7 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env): ExecutorEnv {
   return readEnv<ExecutorEnv>(
     Joi.object({
       ...commonEnv,
-      /** refuse targets on loopback, private and link-local addresses (CONTRACT §8) */
+      /** refuse targets on loopback, private and link-local addresses (docs/configuration.md) */
       TTR_BLOCK_PRIVATE_NETWORKS: Joi.boolean().truthy("1").falsy("0").default(false),
       /** attempts in flight at once in this process */
       EXECUTOR_CONCURRENCY: Joi.number().integer().min(1).max(2000).default(100),

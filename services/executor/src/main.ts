@@ -1,5 +1,5 @@
 // Starts an executor: a BullMQ worker sending attempts, plus health and
-// metrics. Scale by running more processes (CONTRACT §9).
+// metrics. Scale by running more processes (docs/operations.md).
 import { Worker } from "bullmq";
 import { ATTEMPT_QUEUE } from "@ttr/core";
 import { createPgRunner } from "@ttr/db";
@@ -19,7 +19,7 @@ const metrics = createMetrics(registry);
 const deps = { env, db, batches: attemptBatches(db, env, metrics), redis, log, metrics, dbOutage: new OutageLog(log, "postgres", { connection: "ttr-executor" }) };
 
 // maxStalledCount 0: a job whose worker died mid-attempt is failed, never run
-// again (SPEC §1 Lost attempts 1); the reaper closes its execution.
+// again (docs/concepts.md, lost attempts); the reaper closes its execution.
 const worker = new Worker(ATTEMPT_QUEUE, (job) => processAttempt(deps, job.data), {
   connection: redis,
   prefix: env.TTR_REDIS_PREFIX,

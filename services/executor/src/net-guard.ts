@@ -1,4 +1,4 @@
-// Which addresses an attempt may connect to (CONTRACT §8,
+// Which addresses an attempt may connect to (docs/configuration.md,
 // TTR_BLOCK_PRIVATE_NETWORKS) and the process-wide keep-alive agents.
 //
 // The check is made on the address actually connected to, so DNS rebinding

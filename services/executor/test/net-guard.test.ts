@@ -1,4 +1,4 @@
-// CONTRACT §8 TTR_BLOCK_PRIVATE_NETWORKS: which addresses are refused, and
+// TTR_BLOCK_PRIVATE_NETWORKS (docs/configuration.md): which addresses are refused, and
 // that a blocked attempt is a Transport error that never reaches the target.
 import { describe, expect, it } from "vitest";
 import { vettedLookup } from "../src/net-guard.js";

@@ -1,4 +1,4 @@
-// The one place errors become responses (STYLE habit 3).
+// The one place errors become responses.
 import type { ErrorRequestHandler, RequestHandler, Response } from "express";
 import { ApiError } from "@ttr/core";
 import { isDatabaseUnavailable, isStatementTimeout } from "@ttr/db";

@@ -1,5 +1,5 @@
 // The shared front of the JSON endpoints /declare, /bulk and /tag-policies,
-// in the order SPEC §7 gives: Content-Type (415), then the body's format
+// in the order docs/api/errors.md gives: Content-Type (415), then the body's format
 // (400 with an empty body), then credentials (401), and only then the
 // endpoint's own value checks.
 import type { Request } from "express";
@@ -11,14 +11,14 @@ import { projectForKey } from "../auth/api-key.js";
 import { sessionProject } from "../auth/session.js";
 import { readBody } from "./body.js";
 
-/** 415 with a plain-text body (SPEC §7 "Errors without a JSON body"). */
+/** 415 with a plain-text body (docs/api/errors.md). */
 export class UnsupportedContentType extends ApiError {
   constructor(readonly contentType: string) {
     super("UnsupportedMediaType", `Unsupported content-type: ${contentType}`);
   }
 }
 
-/** A missing Content-Type is read as JSON; parameters and letter case are ignored (SPEC §4 /declare item rule 6). */
+/** A missing Content-Type is read as JSON; parameters and letter case are ignored (docs/api/declare-and-bulk.md, items). */
 export function checkJsonContentType(req: Request): void {
   const raw = req.headers["content-type"];
   if (raw === undefined) return;
@@ -97,12 +97,12 @@ export function ajvReason(errors: ErrorObject[]): string {
 const article = (type: string): string => (type === "object" || type === "array" || type === "integer" ? `an ${type}` : `a ${type}`);
 
 export interface AuthOptions {
-  /** whether a dashboard session is accepted (SPEC §5 item 3) */
+  /** whether a dashboard session is accepted (docs/api/README.md) */
   session: boolean;
 }
 
 /**
- * The project of a request to a JSON endpoint (SPEC §5): `ttr-api-key` first
+ * The project of a request to a JSON endpoint (docs/api/README.md): `ttr-api-key` first
  * (it alone is checked when a Bearer token is sent too), then
  * `Authorization: Bearer`, then a dashboard session where accepted.
  */

@@ -1,4 +1,4 @@
-// DELETE /cancel (SPEC §4 /cancel, checks in the order of SPEC §7).
+// DELETE /cancel (docs/api/cancel.md, checks in the order that page lists).
 import type { Request, Response } from "express";
 import { badRequest, emptyBadRequest } from "@ttr/core";
 import { cancelOne } from "@ttr/db";

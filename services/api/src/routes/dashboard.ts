@@ -1,4 +1,4 @@
-// The dashboard's data endpoints (CONTRACT §5): trigger and execution lists,
+// The dashboard's data endpoints (docs/api/dashboard-api.md): trigger and execution lists,
 // one trigger with its executions, Replay now / Retry now, project usage and
 // per-minute outcome counts. Every route needs a live session or an API key
 // (auth/reader.ts) and sees only that project.
@@ -76,7 +76,7 @@ export function dashboardRoutes(deps: Deps): express.Router {
     const { projectId } = readerOf(res);
     const triggerId = param(req, "triggerId");
     if (triggerId !== null && !d.isUuid(triggerId)) throw badRequest(`Invalid triggerId: ${triggerId}`);
-    // Only the exact lowercase `true` filters; any other value lists everything (SPEC §1 Dead letters 7).
+    // Only the exact lowercase `true` filters; any other value lists everything (docs/concepts.md, dead letters).
     const deadLetterOnly = req.query.deadLetterOnly === "true";
     const limit = intParam(req, "limit", DEFAULT_LIMIT, MAX_LIMIT);
     res.json(await d.executionPage(deps.reads, projectId, { triggerId, deadLetterOnly }, cursorParam(req), limit));
@@ -84,7 +84,7 @@ export function dashboardRoutes(deps: Deps): express.Router {
 
   router.get("/project", auth, async (_req, res) => {
     const { projectId } = readerOf(res);
-    // The quota's month is the calendar month in UTC (CONTRACT §4).
+    // The quota's month is the calendar month in UTC (docs/quota.md).
     const project = await d.projectUsage(deps.reads, projectId, new Date().toISOString().slice(0, 7));
     // Deleting a project deletes its users and sessions, so only a race gets here without one.
     if (!project) throw unauthorized();

@@ -1,5 +1,5 @@
-// /schedule, any method (SPEC §4 /schedule). The checks run in the order of
-// SPEC §7 "/schedule checks"; only the first failure is reported.
+// /schedule, any method (docs/api/schedule.md). The checks run in the order that
+// page lists them; only the first failure is reported.
 import type { Request, Response } from "express";
 import {
   badRequest,
@@ -31,7 +31,7 @@ function isAbsoluteUrl(value: string): boolean {
   }
 }
 
-/** `YYYY-MM` of the request moment, the quota's calendar month in UTC (CONTRACT §4). */
+/** `YYYY-MM` of the request moment, the quota's calendar month in UTC (docs/quota.md). */
 const monthOf = (d: Date) => d.toISOString().slice(0, 7);
 
 export function scheduleRoute(deps: Deps) {
