@@ -35,10 +35,20 @@ export function classify(r: AttemptResult): Outcome {
   }
 }
 
+/**
+ * The URL as an error message shows it: user and password (`//user:pass@`)
+ * become `***`, so credentials in a target URL are not copied into every
+ * failed attempt's stored message. Read from the text itself, since an
+ * InvalidUrl error's URL does not parse.
+ */
+export function withoutCredentials(url: string): string {
+  return url.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^/?#]*@/, "$1***@");
+}
+
 /** The errorMessage values (docs/concepts.md) an attempt can produce itself. */
 export const errorMessages = {
-  transport: (method: string, url: string) => `Transport error (${method} ${url})`,
-  invalidUrl: (method: string, url: string) => `InvalidUrl error (${method} ${url})`,
-  decode: (status: number, method: string, url: string) => `Decode error (${status} ${method} ${url})`,
+  transport: (method: string, url: string) => `Transport error (${method} ${withoutCredentials(url)})`,
+  invalidUrl: (method: string, url: string) => `InvalidUrl error (${method} ${withoutCredentials(url)})`,
+  decode: (status: number, method: string, url: string) => `Decode error (${status} ${method} ${withoutCredentials(url)})`,
   timeout: (seconds: number) => `{"errorMessage":"Request timed out after ${seconds}s"}`,
 };
