@@ -72,6 +72,19 @@ app.kubernetes.io/part-of: ttr
 {{- end }}
 {{- end }}
 
+{{/* Ingress --------------------------------------------------------------- */}}
+
+{{/*
+The api's public paths, the only ones its Ingress routes (each as a Prefix):
+the public API, the dashboard's session API, the dashboard and the API's
+self-description. /metrics, /healthz and /readyz are left out on purpose:
+Prometheus and the kubelet reach the pods inside the cluster, and nothing
+outside it needs them. A JSON list; a new public endpoint family is added here.
+*/}}
+{{- define "ttr.publicPaths" -}}
+{{- list "/schedule" "/cancel" "/declare" "/bulk" "/tag-policies" "/auth" "/triggers" "/executions" "/project" "/stats" "/dashboard" "/openapi.json" "/reference" | toJson }}
+{{- end }}
+
 {{/* Connection ------------------------------------------------------------ */}}
 
 {{/* The evaluation PostgreSQL is what the release connects to. */}}
