@@ -252,12 +252,31 @@ describe("values schema", () => {
     ["a wrong type", "api.replicas=notanumber", /api\/replicas/],
     ["an unknown nested key", "executor.keda.bogus=1", /additional properties 'bogus' not allowed/],
     ["an unknown probe setting", "scheduler.probes.liveness.path=/x", /additional properties 'path' not allowed/],
-    ["the latest tag", "image.tag=latest", /image\/tag/],
     ["an allowed network that is not a CIDR range", "config.allowNetworks={10.0.0.1}", /config\/allowNetworks\/0/],
   ])("rejects %s", async (_what, set, message) => {
     const res = await helm(["template", RELEASE, ".", "--set", set]);
     expect(res.code).not.toBe(0);
     expect(res.stderr).toMatch(message);
+  });
+});
+
+describe("image tags", () => {
+  it("refuses image.tag=latest with a message saying what to set instead", async () => {
+    const res = await helm(["template", RELEASE, ".", "--set", "image.tag=latest"]);
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain('image.tag "latest" is refused: it names no fixed build. Leave image.tag empty for the chart\'s appVersion (0.1.0), set the tag of a release (--set image.tag=0.1.0), or pin the build with image.digest=sha256:');
+  });
+
+  it("takes latest when a digest pins the build", async () => {
+    const digest = `sha256:${"a".repeat(64)}`;
+    const images = new Set(imagesOf(await render([], ["image.tag=latest", `image.digest=${digest}`])));
+    expect([...images]).toEqual([`ttr:latest@${digest}`]);
+  });
+
+  it.each(["postgresql", "redis"])("refuses latest for the evaluation %s, naming the value", async (db) => {
+    const res = await helm(["template", RELEASE, ".", "--set", `evaluation.${db}.enabled=true`, "--set", `evaluation.${db}.image.tag=latest`]);
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain(`evaluation.${db}.image.tag "latest" is refused`);
   });
 });
 
