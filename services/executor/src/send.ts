@@ -15,7 +15,7 @@ import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
 import type { Duplex } from "node:stream";
 import got, { type Got, type Method, type RequestFunction } from "got";
-import { type AgentPair, guardedAgents, openAgents } from "./net-guard.js";
+import { type AgentPair, guardedAgents, openAgents, type Subnet } from "./net-guard.js";
 import { type AttemptResult, errorMessages } from "./outcome.js";
 
 export { destroyAgents, isBlockedAddress } from "./net-guard.js";
@@ -35,8 +35,10 @@ export interface OutgoingRequest {
 
 export interface SendOptions {
   timeoutSeconds: number;
-  /** TTR_BLOCK_PRIVATE_NETWORKS (docs/configuration.md). */
+  /** TTR_BLOCK_PRIVATE_NETWORKS: refuse loopback, private, link-local and other non-public addresses. */
   blockPrivateNetworks: boolean;
+  /** TTR_ALLOW_NETWORKS: ranges let through that block. Default none. */
+  allowNetworks?: readonly Subnet[];
   /**
    * How long past the timeout the body may keep arriving before the attempt
    * is given up as unrecordable, matching the reaper's grace (docs/concepts.md,
@@ -230,7 +232,7 @@ function attempt(
   let kept = 0;
   const keptChunks: Buffer[] = [];
 
-  const agents = opts.blockPrivateNetworks ? guardedAgents : openAgents;
+  const agents = opts.blockPrivateNetworks ? guardedAgents(opts.allowNetworks) : openAgents;
   // got only uses the method for its own bookkeeping; rawRequest sends it verbatim.
   const upgraded = (response: IncomingMessage) => {
     settle({ kind: "response", status: response.statusCode ?? 101, headers: responseHeaders(response.rawHeaders), body: "", size: 0 });
