@@ -25,7 +25,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "suite",
-          include: ["packages/*/test/**/*.test.ts", "services/*/test/**/*.test.ts", "test/e2e/**/*.test.ts", "test/browser/**/*.test.ts", "test/deploy/**/*.test.ts", "test/faults/**/*.test.ts"],
+          include: ["packages/*/test/**/*.test.ts", "services/*/test/**/*.test.ts", "test/e2e/**/*.test.ts", "test/browser/**/*.test.ts", "test/deploy/**/*.test.ts", "test/faults/**/*.test.ts", "test/docs/**/*.test.ts"],
           exclude: [...ALONE, "**/node_modules/**"],
           sequence: { groupOrder: 0 },
         },

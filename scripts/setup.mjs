@@ -1,4 +1,4 @@
-// `npm run setup` (CONTRACT §2): everything `npm start` and `npm test` need
+// `npm run setup` (docs/configuration.md): everything `npm start` and `npm test` need
 // installed and built. Idempotent; each step is skipped when its inputs did
 // not change, so a second run takes a few seconds.
 import { spawnSync } from "node:child_process";

@@ -1,4 +1,4 @@
-// `npm start` (CONTRACT §2): PostgreSQL and Redis (found or started),
+// `npm start` (docs/configuration.md): PostgreSQL and Redis (found or started),
 // migrations, the demo project, then api, scheduler and one executor as child
 // processes. Ctrl-C stops everything this script started.
 import { spawn } from "node:child_process";
@@ -56,7 +56,7 @@ writeFileSync(path.join(dataDir, "env.json"), JSON.stringify({ DATABASE_URL, RED
 
 const children = [];
 const serviceEnv = { ...env, DATABASE_URL, REDIS_URL, PORT: String(port) };
-// METRICS_PORT for the scheduler, the next free port for the executor (CONTRACT §9).
+// METRICS_PORT for the scheduler, the next free port for the executor (docs/operations.md).
 const metricsPorts = [];
 for (let p = Number(env.METRICS_PORT ?? 9464); metricsPorts.length < 2 && p < 65536; p++) {
   if (!(await canConnect("127.0.0.1", p))) metricsPorts.push(p);
@@ -118,7 +118,7 @@ process.stdout.write(`
       -H 'content-type: application/json' \\
       -d '{"hello":"ttr"}'
 
-  Admin CLI: pnpm ttr --help        Stop: Ctrl-C
+  Admin CLI: npm run ttr -- --help        Stop: Ctrl-C
 
   ${serviceEnv.TTR_BLOCK_PRIVATE_NETWORKS === "true" ? "Targets on private networks are refused (TTR_BLOCK_PRIVATE_NETWORKS=true)." : "Targets on this machine and private networks are reachable (TTR_BLOCK_PRIVATE_NETWORKS is off here;\n  the container image and the Helm chart switch it on)."}
 \n`);

@@ -244,7 +244,7 @@ describe("the dashboard in a browser", () => {
     await waitText(row(id), "At 09:30, Monday through Friday, America/New_York time");
     await row(id).getByRole("link").click();
     await waitText(page.locator(".kvs").first(), "At 09:30, Monday through Friday, America/New_York time");
-    // SPEC §2: a recurring trigger's title is not displayed anywhere.
+    // docs/concepts.md: a recurring trigger's title is not displayed anywhere.
     await waitText(page.locator("main h1"), "/cron");
     expect(await page.getByText("Hidden recurring title").count()).toBe(0);
     await page.goBack();

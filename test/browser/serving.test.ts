@@ -1,4 +1,4 @@
-// The api serves the built dashboard at /dashboard (CONTRACT §5): index.html
+// The api serves the built dashboard at /dashboard (docs/api/dashboard-api.md): index.html
 // for the app's own paths, hashed assets with a long cache, a strict CSP,
 // and a clear 503 when the UI was never built.
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";

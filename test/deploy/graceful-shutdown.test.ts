@@ -1,4 +1,4 @@
-// What the chart's terminationGracePeriodSeconds relies on (CONTRACT §9): on
+// What the chart's terminationGracePeriodSeconds relies on (docs/operations.md): on
 // SIGTERM an executor finishes the attempts it has in flight, records them,
 // and exits 0 as soon as they are done, not at the end of its grace period.
 import { afterAll, beforeAll, expect, it } from "vitest";

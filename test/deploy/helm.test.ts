@@ -164,6 +164,16 @@ describe("defaults", () => {
     expect(res.stderr).toMatch(/terminationGracePeriodSeconds must exceed/);
   });
 
+  it("TTR_ALLOW_NETWORKS: empty by default, else config.allowNetworks joined by commas, for every executor", async () => {
+    const objects = await render();
+    expect(find(objects, "ConfigMap", "-config").data.TTR_ALLOW_NETWORKS).toBe("");
+    const executor = find(objects, "Deployment", "-executor").spec.template.spec.containers[0];
+    expect(executor.envFrom).toEqual([{ configMapRef: { name: `${RELEASE}-ttr-config` } }]);
+    const set = await render([], ["config.allowNetworks={10.20.0.0/16,fd00:1::/64}"]);
+    expect(find(set, "ConfigMap", "-config").data.TTR_ALLOW_NETWORKS).toBe("10.20.0.0/16,fd00:1::/64");
+    expect(find(set, "ConfigMap", "-config").data.TTR_BLOCK_PRIVATE_NETWORKS).toBe("true");
+  });
+
   it("sets the retention in days for every component (30 by default, 0 keeps everything)", async () => {
     expect(find(await render(), "ConfigMap", "-config").data.TTR_RETENTION_DAYS).toBe("30");
     expect(find(await render([], ["config.retentionDays=0"]), "ConfigMap", "-config").data.TTR_RETENTION_DAYS).toBe("0");
@@ -242,11 +252,31 @@ describe("values schema", () => {
     ["a wrong type", "api.replicas=notanumber", /api\/replicas/],
     ["an unknown nested key", "executor.keda.bogus=1", /additional properties 'bogus' not allowed/],
     ["an unknown probe setting", "scheduler.probes.liveness.path=/x", /additional properties 'path' not allowed/],
-    ["the latest tag", "image.tag=latest", /image\/tag/],
+    ["an allowed network that is not a CIDR range", "config.allowNetworks={10.0.0.1}", /config\/allowNetworks\/0/],
   ])("rejects %s", async (_what, set, message) => {
     const res = await helm(["template", RELEASE, ".", "--set", set]);
     expect(res.code).not.toBe(0);
     expect(res.stderr).toMatch(message);
+  });
+});
+
+describe("image tags", () => {
+  it("refuses image.tag=latest with a message saying what to set instead", async () => {
+    const res = await helm(["template", RELEASE, ".", "--set", "image.tag=latest"]);
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain('image.tag "latest" is refused: it names no fixed build. Leave image.tag empty for the chart\'s appVersion (0.1.0), set the tag of a release (--set image.tag=0.1.0), or pin the build with image.digest=sha256:');
+  });
+
+  it("takes latest when a digest pins the build", async () => {
+    const digest = `sha256:${"a".repeat(64)}`;
+    const images = new Set(imagesOf(await render([], ["image.tag=latest", `image.digest=${digest}`])));
+    expect([...images]).toEqual([`ttr:latest@${digest}`]);
+  });
+
+  it.each(["postgresql", "redis"])("refuses latest for the evaluation %s, naming the value", async (db) => {
+    const res = await helm(["template", RELEASE, ".", "--set", `evaluation.${db}.enabled=true`, "--set", `evaluation.${db}.image.tag=latest`]);
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain(`evaluation.${db}.image.tag "latest" is refused`);
   });
 });
 
@@ -295,8 +325,10 @@ describe("the executors' NetworkPolicy", () => {
   it("allows the internet except private, shared and link-local ranges, plus DNS, PostgreSQL and Redis", async () => {
     const np = find(await render(["ci/external-db-values.yaml"]), "NetworkPolicy", "-executor");
     expect(np.spec.policyTypes).toEqual(["Egress"]);
-    const [internet, dns, postgres, redis] = np.spec.egress;
+    const [internet, allowed, dns, postgres, redis] = np.spec.egress;
     expect(internet.to[0].ipBlock.cidr).toBe("0.0.0.0/0");
+    // config.allowNetworks: let through the executors' own check, so allowed here too
+    expect(allowed).toEqual({ to: [{ ipBlock: { cidr: "10.30.0.0/16" } }] });
     expect(internet.to[0].ipBlock.except).toEqual(["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "100.64.0.0/10"]);
     expect(dns.ports).toEqual([
       { protocol: "UDP", port: 53 },

@@ -1,4 +1,4 @@
-// Several schedulers and executors together (CONTRACT §9): every trigger is
+// Several schedulers and executors together (docs/operations.md): every trigger is
 // fired exactly once, and a standby scheduler takes over within 5 s.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { request } from "../support/http.js";

@@ -1,5 +1,5 @@
-// /declare items as they are sent (SPEC §1 "What is sent" for items,
-// SPEC §4 /declare item rules 4–5 and diff rule 10).
+// /declare items as they are sent (docs/concepts.md, what the target receives;
+// docs/api/declare-and-bulk.md: items, bodies, recurring items).
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { eventually, executionsOf, settled } from "../support/rows.js";
 import { startSystem, type System } from "../support/system.js";

@@ -1,4 +1,4 @@
-// The firing pipeline end to end (SPEC §1): api, scheduler and executor as
+// The firing pipeline end to end (docs/concepts.md): api, scheduler and executor as
 // processes, sending to a real target on 127.0.0.1.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, insertPolicy, instancesOf, settled, triggerById } from "../support/rows.js";
@@ -24,7 +24,7 @@ async function schedule(path: string, extra: Record<string, string | string[]> =
   return res.json() as { triggerId: string; scheduledAt: string };
 }
 
-describe("firing precision (SPEC §1)", () => {
+describe("firing precision (docs/concepts.md)", () => {
   it("sends each trigger 0–2 s after its scheduled second, never before", async () => {
     const base = Math.floor(Date.now() / 1000) * 1000 + 2000;
     const planned = await Promise.all(
@@ -42,7 +42,7 @@ describe("firing precision (SPEC §1)", () => {
   });
 });
 
-describe("what is sent (SPEC §1)", () => {
+describe("what is sent (docs/concepts.md)", () => {
   it("sends exactly the stored method, path, query, headers and body bytes, with new tracing headers", async () => {
     const body = Buffer.from([0x00, 0x01, 0xfe, 0xff, 0x41]);
     const t = await schedule("/exact?x=1&y=a%20b", {
@@ -92,7 +92,7 @@ describe("what is sent (SPEC §1)", () => {
   });
 });
 
-describe("outcomes and recording (SPEC §1, §2)", () => {
+describe("outcomes and recording (docs/concepts.md)", () => {
   it("success: status, lowercase headers with repeats joined, body; trigger completed", async () => {
     target.on("/ok", (_req, res) => {
       res.setHeader("X-Multi", ["a", "b"]);
@@ -163,7 +163,7 @@ describe("outcomes and recording (SPEC §1, §2)", () => {
   });
 });
 
-describe("recurring triggers (SPEC §2, §3)", () => {
+describe("recurring triggers (docs/concepts.md)", () => {
   it("fires instance after instance, always with exactly one pending instance ahead", async () => {
     // A yearly expression, so no instance fires by itself during the test:
     // each round brings the pending instance forward to now instead.

@@ -1,4 +1,4 @@
-// CONTRACT §9: logs are JSON lines, one per request or attempt, and never
+// docs/operations.md: logs are JSON lines, one per request or attempt, and never
 // carry API keys, passwords or session cookies.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createUser } from "@ttr/db";

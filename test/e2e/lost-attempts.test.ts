@@ -1,5 +1,5 @@
-// Lost attempts (SPEC §1 Lost attempts, Response recording 2–3), with the
-// test-only short timeout and grace (CONTRACT §2).
+// Lost attempts (docs/concepts.md: lost attempts, responses that cannot be recorded), with the
+// test-only short timeout and grace (docs/configuration.md).
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { eventually, executionsOf, triggerById } from "../support/rows.js";

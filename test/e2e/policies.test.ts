@@ -1,5 +1,5 @@
-// Tag policies enforced across an executor fleet (SPEC §4 Throughput,
-// Concurrency, Multiple tags, When a limit is reached): three executors, one
+// Tag policies enforced across an executor fleet (docs/api/tag-policies.md: throughput,
+// concurrency, several tags, when a limit is reached): three executors, one
 // scheduler, a real target.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertPolicy, settled } from "../support/rows.js";
@@ -35,7 +35,7 @@ function densest(times: number[], ms: number): number {
   return best;
 }
 
-describe("concurrency (SPEC §4 Concurrency)", () => {
+describe("concurrency (docs/api/tag-policies.md, concurrency)", () => {
   it("maxConcurrent 2 holds across 3 executors while 20 due triggers all arrive", async () => {
     await insertPolicy(sys.db, sys.projectId, "conc", { max_concurrent: 2 });
     let inFlight = 0;
@@ -55,7 +55,7 @@ describe("concurrency (SPEC §4 Concurrency)", () => {
   }, 60_000);
 });
 
-describe("throughput (SPEC §4 Throughput)", () => {
+describe("throughput (docs/api/tag-policies.md, throughput)", () => {
   it('{"2s": 3} with maxConcurrent: no 2-second window at the target holds more than 3 starts', async () => {
     await insertPolicy(sys.db, sys.projectId, "tput", { throughput: JSON.stringify({ "2s": 3 }), max_concurrent: 100 });
     await Promise.all(Array.from({ length: 12 }, () => schedule("/tput", "tput")));
@@ -105,7 +105,7 @@ describe("throughput (SPEC §4 Throughput)", () => {
     expect(target.hits("/inorder").sort((a, b) => a.at - b.at).map((h) => h.url)).toEqual([0, 1, 2, 3, 4].map((i) => `/inorder?n=${i}`));
   }, 20_000);
 
-  it("instances of a recurring trigger are held like one-shots (SPEC §4 /schedule rule 6)", async () => {
+  it("instances of a recurring trigger are held like one-shots (docs/api/schedule.md)", async () => {
     await insertPolicy(sys.db, sys.projectId, "paused-cron", { throughput: JSON.stringify({ "1h": 0 }) });
     const gen = await schedule("/paused-cron", "paused-cron", "cron(0 0 1 1 *)");
     const [instance] = await sys.db.$queryRawUnsafe<Array<{ id: string }>>(`SELECT id::text FROM triggers WHERE generator_id = $1::uuid`, gen.triggerId);
@@ -137,7 +137,7 @@ describe("throughput (SPEC §4 Throughput)", () => {
   }, 20_000);
 });
 
-describe("timeouts and retries (SPEC §4 Timeout, Retries)", () => {
+describe("timeouts and retries (docs/api/tag-policies.md)", () => {
   it("fixed retries are sent at the failure time plus the delay, up to retryMaxAttempts, then a dead letter", async () => {
     await insertPolicy(sys.db, sys.projectId, "fixed", { retry_strategy: "fixed", retry_initial_delay_seconds: 2, retry_max_attempts: 3 });
     target.on("/fixed", (_req, res) => res.writeHead(503).end("busy"));

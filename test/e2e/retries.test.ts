@@ -1,4 +1,4 @@
-// Retries (SPEC §4 Retries, Multiple tags; SPEC §1 Dead letters) end to end.
+// Retries (docs/api/tag-policies.md, retries; docs/concepts.md, dead letters) end to end.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestApi } from "../support/api.js";
 import { insertPolicy, settled } from "../support/rows.js";
@@ -83,7 +83,7 @@ describe("retryOn classes against 3xx, 4xx, 5xx, a refused connection and a time
   }, 60_000);
 });
 
-describe("the merged policy of two tags (SPEC §4 Multiple tags)", () => {
+describe("the merged policy of two tags (docs/api/tag-policies.md, several tags)", () => {
   it("exponential wins, lowest maxAttempts, highest initial delay, most restrictive retryOn", async () => {
     await insertPolicy(sys.db, sys.projectId, "merge-a", { retry_strategy: "fixed", retry_initial_delay_seconds: 1, retry_max_attempts: 5, retry_on: "non_2xx" });
     await insertPolicy(sys.db, sys.projectId, "merge-b", { retry_strategy: "exponential", retry_initial_delay_seconds: 2, retry_max_attempts: 3, retry_on: "network_only" });
@@ -99,7 +99,7 @@ describe("the merged policy of two tags (SPEC §4 Multiple tags)", () => {
   }, 30_000);
 });
 
-describe("cancelling a retrying trigger (SPEC §4 Retries 9)", () => {
+describe("cancelling a retrying trigger (docs/api/tag-policies.md, retries)", () => {
   it("stops further attempts; the last failed attempt is not a dead letter", async () => {
     await insertPolicy(sys.db, sys.projectId, "cancel-retry", { retry_strategy: "fixed", retry_initial_delay_seconds: 3 });
     target.on("/cancel-me", (_req, r) => r.writeHead(500).end());
@@ -118,7 +118,7 @@ describe("cancelling a retrying trigger (SPEC §4 Retries 9)", () => {
   }, 20_000);
 });
 
-describe("replays and retryMaxAttempts (SPEC §4 Retries 8)", () => {
+describe("replays and retryMaxAttempts (docs/api/tag-policies.md, retries)", () => {
   it("a failed replay past the limit is a dead letter at once; earlier flags stay", async () => {
     await insertPolicy(sys.db, sys.projectId, "replay-cap", { retry_strategy: "fixed", retry_initial_delay_seconds: 0, retry_max_attempts: 2 });
     const id = await schedule(`${target.base}/s503`, "replay-cap");
@@ -136,7 +136,7 @@ describe("replays and retryMaxAttempts (SPEC §4 Retries 8)", () => {
   }, 30_000);
 });
 
-describe("dead letters in the dashboard (SPEC §1 Dead letters 7)", () => {
+describe("dead letters in the dashboard (docs/concepts.md, dead letters)", () => {
   it("GET /executions?deadLetterOnly=true lists only dead letters", async () => {
     const ok = await schedule(`${target.base}/fine`, "dl");
     const bad = await schedule(`${target.base}/s404`, "dl");

@@ -1,4 +1,4 @@
-// `npm start` (CONTRACT §2): it prints a working API key and a curl command
+// `npm start` (docs/configuration.md): it prints a working API key and a curl command
 // that schedules a request, and Ctrl-C stops everything it started.
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";

@@ -1,5 +1,5 @@
 // A database of its own for each test file, cloned from the run's migrated
-// template, and a Redis key prefix of its own (STYLE habit 8).
+// template, and a Redis key prefix of its own.
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { databaseUrl } from "@ttr/platform";

@@ -1,4 +1,4 @@
-// Once per `vitest run`: find PostgreSQL and Redis (CONTRACT §2 order), build
+// Once per `vitest run`: find PostgreSQL and Redis (the order in docs/configuration.md), build
 // a migrated template database for this run, and remove everything the run
 // created when it ends. Test files clone the template (test/support/db.ts).
 import pg from "pg";

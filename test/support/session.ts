@@ -1,5 +1,5 @@
 // Dashboard sessions in tests: a user for a project, signed in, and calls
-// that carry the session cookie (CONTRACT §5).
+// that carry the session cookie (docs/api/dashboard-api.md).
 import { randomBytes } from "node:crypto";
 import { createProject, createUser } from "@ttr/db";
 import type { TestApi } from "./api.js";

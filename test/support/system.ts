@@ -1,5 +1,5 @@
 // ttr as it runs for real: api, schedulers and executors as separate
-// processes on a fresh database and Redis prefix (STYLE habit 8).
+// processes on a fresh database and Redis prefix.
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";

@@ -26,7 +26,8 @@ export interface Target {
   close(): Promise<void>;
 }
 
-export async function startTarget(): Promise<Target> {
+/** `host`: the loopback address to listen on (all of 127.0.0.0/8 reaches this machine). */
+export async function startTarget(host = "127.0.0.1"): Promise<Target> {
   const received: Received[] = [];
   const handlers = new Map<string, Handler>();
   const waiters = new Set<() => void>();
@@ -44,11 +45,11 @@ export async function startTarget(): Promise<Target> {
       else res.writeHead(200, { "content-type": "text/plain" }).end("ok");
     });
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  await new Promise<void>((r) => server.listen(0, host, r));
   const port = (server.address() as AddressInfo).port;
   const hits = (path: string) => received.filter((r) => r.url.split("?")[0] === path);
   return {
-    base: `http://127.0.0.1:${port}`,
+    base: `http://${host}:${port}`,
     port,
     received,
     hits,

@@ -1,48 +1,13 @@
-// The admin CLI of CONTRACT §3, run as a process against a fresh database.
-import { execFile, spawn } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
+// The admin CLI's set-up commands, run as a process against a fresh database.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyPassword } from "@ttr/core";
 import { createDb, createSession, type Db } from "@ttr/db";
 import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
-
-const run = promisify(execFile);
-const main = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "dist", "main.js");
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+import { cliRunner, UUID } from "./cli-support.js";
 
 let database: TestDatabase;
 let db: Db;
-
-async function ttr(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [main, ...args], { env: { ...process.env, DATABASE_URL: database.url } });
-    return { stdout, stderr, code: 0 };
-  } catch (err) {
-    const e = err as { stdout: string; stderr: string; code: number };
-    return { stdout: e.stdout, stderr: e.stderr, code: e.code };
-  }
-}
-
-/** Runs the CLI with `input` written to its stdin (then closed). */
-function ttrWithInput(input: string, ...args: string[]): Promise<{ stdout: string; stderr: string; code: number | null }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [main, ...args], { env: { ...process.env, DATABASE_URL: database.url } });
-    let [stdout, stderr] = ["", ""];
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    child.on("close", (code) => resolve({ stdout, stderr, code }));
-    child.stdin.end(input);
-  });
-}
-
-async function json(...args: string[]): Promise<Record<string, unknown>> {
-  const out = await ttr(...args, "--json");
-  expect(out.code, out.stderr).toBe(0);
-  expect(out.stdout.trim().split("\n")).toHaveLength(1);
-  return JSON.parse(out.stdout);
-}
+const { ttr, ttrWithInput, json } = cliRunner(() => database.url);
 
 beforeAll(async () => {
   database = await freshDatabase();
@@ -53,7 +18,7 @@ afterAll(async () => {
   await database.drop();
 });
 
-describe("ttr admin CLI (CONTRACT §3)", () => {
+describe("ttr admin CLI", () => {
   it("migrate prints {ok:true} and is idempotent", async () => {
     expect(await json("migrate")).toEqual({ ok: true });
     expect(await json("migrate")).toEqual({ ok: true });

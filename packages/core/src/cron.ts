@@ -1,4 +1,4 @@
-// Cron schedules of recurring triggers (SPEC §4 /schedule, scheduled-at
+// Cron schedules of recurring triggers (docs/scheduled-at.md, cron
 // grammar): five-field expressions evaluated in an IANA time zone.
 //
 // cron-parser does the calendar and DST work. Its permissive corners are
@@ -57,8 +57,8 @@ export function timeZoneProblem(tz: string): string | null {
 }
 
 /**
- * Validate an expression and time zone for `/schedule` (SPEC §7 /schedule
- * checks). Throws `Invalid cron expression: …`; returns the normalised form.
+ * Validate an expression and time zone for `/schedule` (docs/api/schedule.md,
+ * error checks). Throws `Invalid cron expression: …`; returns the normalised form.
  * An expression with no run after `now` (e.g. 30 February) is invalid.
  */
 export function checkCron(expr: string, tz: string, now: Date): CronSchedule {

@@ -1,9 +1,9 @@
 // The diff of POST /declare and the upserts of POST /bulk as pure functions
-// (SPEC §4 POST /declare "Diff rules" and rules 1–12, SPEC §4 POST /bulk,
-// CONTRACT §6): given the stored candidates, the checked items, the request
+// (docs/api/declare-and-bulk.md: how items are matched, what is
+// cancelled, /bulk's upserts): given the stored candidates, the checked items, the request
 // moment and an id source, what to answer and what to write. No I/O.
 //
-// Decisions where SPEC leaves room:
+// Decisions of our own, where the documented behaviour leaves room:
 // - headers compare as objects (names case-sensitive, values exact, order
 //   ignored), tags as sets, bodies by their bytes (SHA-256 of each side);
 //   a trigger created by /schedule compares the same way.
@@ -34,7 +34,7 @@ export interface Operation {
   changedFields?: string[];
 }
 
-/** What an item stores (SPEC §4 item fields and rules 3–5). */
+/** What an item stores (docs/api/declare-and-bulk.md, items). */
 export interface ItemRequest {
   url: string;
   /** upper-cased */
@@ -163,7 +163,7 @@ export function itemTags(tags: readonly string[], declared: string | null): stri
   return declared === null || tags.includes(declared) ? [...tags] : [...tags, declared];
 }
 
-/** SPEC §3 Creation and §4 rule 7: past-dated one-shots are skipped unless runMissed or now-based. */
+/** docs/api/declare-and-bulk.md, past times: past-dated one-shots are skipped unless runMissed or now-based. */
 export function oneShotStatus(when: Extract<ScheduledAt, { kind: "once" }>, now: Date, runMissed: boolean): "registered" | "skipped" {
   if (when.nowBased || runMissed) return "registered";
   return when.at.getTime() <= now.getTime() ? "skipped" : "registered";
@@ -186,7 +186,7 @@ function sameTags(stored: string[] | null, next: string[]): boolean {
   return a.length === b.length && a.every((t, i) => t === b[i]);
 }
 
-/** Changed request fields, in SPEC's changedFields order. */
+/** Changed request fields, in the documented changedFields order. */
 function changedRequest(stored: StoredRequest, item: ItemRequest, hash: string | null): Set<string> {
   const changed = new Set<string>();
   if (stored.url !== item.url) changed.add("url");
@@ -221,7 +221,7 @@ function request(item: DeclaredItem): ItemRequest {
   return { url: item.url, method: item.method, headers: item.headers, body: item.body, title: item.title, tags: item.tags };
 }
 
-/** Diffs items against candidates: one operation per item and the writes they need (SPEC §4 diff table). */
+/** Diffs items against candidates: one operation per item and the writes they need (docs/api/declare-and-bulk.md). */
 function diffItems(input: PlanInput) {
   const { now, runMissed, newId } = input;
   const byKey = new Map<string, Candidate[]>();
@@ -328,7 +328,7 @@ export function planUpserts(input: PlanInput): Plan {
 }
 
 /**
- * /declare: the diff, then the cancellations of SPEC §4 rules 3–6 and 10.
+ * /declare: the diff, then the cancellations of docs/api/declare-and-bulk.md, what is cancelled.
  * `input.jobs` holds the tag's pending and queued one-shots and the
  * registered, skipped, retrying and queued instances of `input.generators`.
  */

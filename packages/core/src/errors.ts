@@ -1,4 +1,4 @@
-// Errors are values with a `_tag` (SPEC §7). Route handlers throw them; one
+// Errors are values with a `_tag` (docs/api/errors.md). Route handlers throw them; one
 // express middleware renders them. `emptyBody` marks the 400s whose response
 // carries no body at all.
 
@@ -41,8 +41,12 @@ export class ApiError extends Error {
 }
 
 export const badRequest = (message: string): ApiError => new ApiError("BadRequest", message);
-/** A 400 whose response has no body (SPEC §7 "Errors without a JSON body"). */
-export const emptyBadRequest = (): ApiError => new ApiError("BadRequest", "", true);
+/**
+ * A 400 whose response has no body (the interface fixes those, see
+ * docs/api/errors.md). `reason` is a one-line explanation for people: it goes
+ * out in the `ttr-error` response header, never in the body.
+ */
+export const emptyBadRequest = (reason = ""): ApiError => new ApiError("BadRequest", reason, true);
 export const unauthorized = (message = "Unauthorized"): ApiError => new ApiError("Unauthorized", message);
 export const invalidApiKey = (): ApiError => new ApiError("Unauthorized", "Invalid api key");
 export const quotaExceeded = (limit: number): ApiError =>

@@ -1,5 +1,5 @@
 // Which of a /schedule call's headers are stored and forwarded
-// (SPEC §1 "What is sent", SPEC §4 /schedule): everything except `ttr-`
+// (docs/concepts.md, what the target receives, docs/api/schedule.md): everything except `ttr-`
 // headers and headers that only describe the caller's own connection.
 
 export type HeaderPairs = Array<[name: string, value: string]>;
@@ -53,7 +53,7 @@ export function headersObject(pairs: HeaderPairs): Record<string, string> {
   return out;
 }
 
-/** Methods whose /schedule body is never read or stored (SPEC §4 /schedule). */
+/** Methods whose /schedule body is never read or stored (docs/api/schedule.md). */
 export function methodCarriesBody(method: string): boolean {
   return !["GET", "HEAD", "OPTIONS"].includes(method.toUpperCase());
 }

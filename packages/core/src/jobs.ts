@@ -1,4 +1,4 @@
-// The one BullMQ job of ttr (STYLE habit 5): one job per planned attempt,
+// The one BullMQ job of ttr: one job per planned attempt,
 // named by its execution, validated where it is enqueued and where it is
 // picked up. The execution row, not the job, is the source of truth: a job
 // whose execution is no longer `planned` is dropped by the executor.

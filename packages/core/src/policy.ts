@@ -1,12 +1,11 @@
-// Tag policies as the api stores them (SPEC §2 "Tag policy", SPEC §4
-// "/tag-policies" and its Throughput subsection, SPEC §7 "/tag-policies
-// checks, in order"). Two stages, as SPEC §7 orders them:
+// Tag policies as the api stores them (docs/api/tag-policies.md: fields,
+// endpoints, throughput, and the check order). Two stages, in that order:
 //
 // 1. The body's format: the joi schemas below. A mismatch is a 400 with an
 //    empty body and is reported before the credentials are looked at.
 // 2. The values: checkPolicy, run after authentication and (on PUT) after
 //    the policy was found. It reports the first failing validation message
-//    of SPEC §7, in the listed order, and returns the policy to store.
+//    of docs/api/tag-policies.md, in the listed order, and returns the policy to store.
 //
 // JSON numbers: JSON.parse reads an overflowing literal such as 1e400 as
 // Infinity, so non-finite values do reach these checks. They are left to the
@@ -17,7 +16,7 @@ import { badRequest } from "./errors.js";
 import type { RetryFields, RetryOn, RetryStrategy } from "./retry.js";
 import { isPolicyTag } from "./tags.js";
 
-/** `{window: rate}`, e.g. `{"1m": 10, "1d": 0.5}` (SPEC §4 Throughput). */
+/** `{window: rate}`, e.g. `{"1m": 10, "1d": 0.5}` (docs/api/tag-policies.md, throughput). */
 export type Throughput = Record<string, number>;
 
 /** Every stored field of a policy but its identity and timestamps. */
@@ -43,7 +42,7 @@ export interface PolicyBody {
   retryOn?: RetryOn;
 }
 
-/** The defaults of SPEC §2's table: what a POST resets omitted fields to. */
+/** The defaults of the fields table of docs/api/tag-policies.md: what a POST resets omitted fields to. */
 export const POLICY_DEFAULTS: Omit<PolicySettings, "tag"> = {
   throughput: null,
   maxConcurrent: null,
@@ -56,12 +55,12 @@ export const POLICY_DEFAULTS: Omit<PolicySettings, "tag"> = {
   retryOn: "5xx_and_network",
 };
 
-/** SPEC §4 Throughput rule 1: a whole number without leading zeros and one unit. */
+/** docs/api/tag-policies.md, throughput: a whole number without leading zeros and one unit. */
 const WINDOW_KEY = /^[1-9][0-9]*[smhd]$/;
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 
 export const MAX_THROUGHPUT_WINDOWS = 8;
-/** SPEC §4 Throughput rule 7. */
+/** docs/api/tag-policies.md, throughput. */
 export const MAX_EFFECTIVE_WINDOW_SECONDS = 30 * 86400;
 /**
  * A stretched window may pass the maximum by this much. A decimal rate such
@@ -85,7 +84,7 @@ export function parseWindow(key: string): number {
 }
 
 /**
- * The window a rate really spans (SPEC §4 Throughput rules 4–7): a rate
+ * The window a rate really spans (docs/api/tag-policies.md, throughput): a rate
  * between 0 and 1 allows one request per window/rate; otherwise the window
  * is what it says. A rate of 0 blocks the tag and stretches nothing.
  */
@@ -93,12 +92,12 @@ export function effectiveWindowSeconds(windowSeconds: number, rate: number): num
   return rate > 0 && rate < 1 ? windowSeconds / rate : windowSeconds;
 }
 
-// ---- stage 1: format (SPEC §7 row "400, empty body") ------------------------
+// ---- stage 1: format (400 with an empty body) ------------------------
 
 /** Any JSON number, including the ±Infinity of an overflowing literal; ranges are stage 2's. */
 const jsonNumber = () => Joi.number().unsafe().allow(Infinity, -Infinity);
 /**
- * maxConcurrent and retryMaxAttempts have no upper bound in SPEC §2, so a
+ * maxConcurrent and retryMaxAttempts have no upper bound (docs/api/tag-policies.md), so a
  * value past the stored integer's range (1e10, or 1e400 read as Infinity)
  * cannot be an integer of that field: a wrong type, like a string.
  */
@@ -127,8 +126,8 @@ const FIELDS = {
 
 /**
  * PUT's body: any subset of the fields; `tag`, `retryStrategy`,
- * `retryJitter` and `retryOn` may not be null (SPEC §4 /tag-policies rule 5).
- * Unknown fields are ignored (SPEC §2 rule 2). Validate with convert off, so
+ * `retryJitter` and `retryOn` may not be null (docs/api/tag-policies.md).
+ * Unknown fields are ignored (docs/api/tag-policies.md). Validate with convert off, so
  * `"5"` is not a number and `"true"` not a boolean.
  */
 export const policyUpdateBody: Joi.ObjectSchema<PolicyBody> = Joi.object<PolicyBody>(FIELDS).unknown(true).required();
@@ -136,11 +135,11 @@ export const policyUpdateBody: Joi.ObjectSchema<PolicyBody> = Joi.object<PolicyB
 /** POST's body: as PUT's, and `tag` is required. */
 export const policyCreateBody: Joi.ObjectSchema<PolicyBody> = policyUpdateBody.keys({ tag: FIELDS.tag.required() });
 
-// ---- stage 2: values (SPEC §7 validation messages 1–12) ---------------------
+// ---- stage 2: values (the validation messages of docs/api/tag-policies.md) ---------------------
 
 const at = (value: number | null | undefined): value is number => value !== null && value !== undefined;
 
-/** SPEC §4 /tag-policies rule 2: what makes a new policy worth having. */
+/** docs/api/tag-policies.md: what makes a new policy worth having. */
 function setsALimit(body: PolicyBody): boolean {
   return (
     at(body.maxConcurrent) ||
@@ -171,10 +170,10 @@ function checkThroughput(throughput: Throughput): void {
 
 /**
  * Messages 8–12 on the retry fields the policy will have. Range checks see
- * the values as sent, before rounding down (SPEC §2 rule 1).
+ * the values as sent, before rounding down (docs/api/tag-policies.md).
  *
  * A negative initial delay is refused with message 9 whatever the strategy:
- * SPEC §2 gives the field the range 0 to 86400, message 9 is the only one
+ * the field's range is 0 to 86400 (docs/api/tag-policies.md), message 9 is the only one
  * naming its lower bound, and storing it under `none` would only move the
  * error to the PUT that later switches the strategy on.
  */
@@ -197,15 +196,15 @@ function checkRetry(p: RetryFields): void {
 /** The sent value, null included; the kept one when the field was left out. */
 const sent = <T>(value: T | undefined, kept: T): T => (value === undefined ? kept : value);
 
-/** SPEC §2 rule 1: integer fields are stored rounded down; rates keep their decimals. `+ 0` turns a sent -0 into 0. */
+/** docs/api/tag-policies.md: integer fields are stored rounded down; rates keep their decimals. `+ 0` turns a sent -0 into 0. */
 const floor = (value: number | null): number | null => (value === null ? null : Math.floor(value) + 0);
 
 /**
  * Checks a POST body (`current` null) or a PUT body against the policy it
- * changes, in the order of SPEC §7's validation messages, and returns the
+ * changes, in the order of the validation messages of docs/api/tag-policies.md, and returns the
  * policy to store. Throws BadRequest with the first failing message.
  *
- * POST starts from the defaults, so omitted fields are reset (SPEC §4 rule 3);
+ * POST starts from the defaults, so omitted fields are reset (docs/api/tag-policies.md);
  * PUT starts from `current`, so only sent fields change and a sent null
  * clears (rule 5). The retry messages judge the merged result (rule 7): a
  * switch to `fixed` needs a delay sent or already stored, and a stored delay

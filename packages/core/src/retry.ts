@@ -1,4 +1,4 @@
-// Retry policy merge and decision (SPEC §4 Retries, Multiple tags). Pure
+// Retry policy merge and decision (docs/api/tag-policies.md, retries). Pure
 // functions of the policies in force when the attempt started.
 
 export type RetryStrategy = "none" | "fixed" | "exponential";
@@ -75,7 +75,7 @@ function covers(retryOn: RetryOn, kind: FailureKind): boolean {
 
 /**
  * After a failed attempt: the delay of the next one in seconds, or null when
- * the failure is final (a dead letter, SPEC §1 Dead letters 2).
+ * the failure is final (a dead letter, docs/concepts.md, dead letters).
  */
 export function nextRetryDelay(policy: MergedRetry | null, kind: FailureKind, attempt: number, random: () => number): number | null {
   if (!policy || !covers(policy.retryOn, kind)) return null;

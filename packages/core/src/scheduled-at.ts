@@ -1,6 +1,6 @@
-// The `ttr-scheduled-at` grammar (SPEC §4 /schedule, "Scheduled-at grammar";
-// date formats in CONTRACT §7). Errors follow SPEC §7 "/schedule checks, in
-// order": the date, then every pipe operation's name, then every amount, so
+// The `ttr-scheduled-at` grammar and its date formats (docs/scheduled-at.md).
+// Errors follow the check order of docs/api/schedule.md, whose date checks go
+// in this order: the date, then every pipe operation's name, then every amount, so
 // that the first failing check in that table is the one reported even when a
 // later operation breaks an earlier-listed rule.
 
@@ -8,8 +8,8 @@ import { checkCron, cronShapeProblem } from "./cron.js";
 import { badRequest } from "./errors.js";
 
 export type ScheduledAt =
-  /** `at` is whole seconds (SPEC §1 firing precision 1). `nowBased` marks
-   * values starting with `now`, which are never skipped (SPEC §4 rule 4). */
+  /** `at` is whole seconds (docs/concepts.md). `nowBased` marks
+   * values starting with `now`, which are never skipped (docs/api/schedule.md). */
   | { kind: "once"; at: Date; nowBased: boolean }
   /** `expr` has five fields joined by single spaces; `tz` is a canonical
    * IANA name, `UTC` when none was given. */
@@ -67,7 +67,7 @@ const ISO_DATE =
   /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?)?$/;
 
 /**
- * Epoch milliseconds of a CONTRACT §7 date, whole seconds, or null. Written by
+ * Epoch milliseconds of a docs/scheduled-at.md date, whole seconds, or null. Written by
  * hand because Date.parse accepts far more than ISO 8601 (e.g. "1" or
  * "March 7") and silently rolls impossible dates over.
  * The fraction is dropped outright: offsets are whole minutes, so dropping it

@@ -1,4 +1,4 @@
-// API keys, session tokens and passwords (CONTRACT §3). Keys and tokens are
+// API keys, session tokens and passwords (docs/cli.md). Keys and tokens are
 // 256-bit random values, so a plain SHA-256 is a safe and fast lookup hash;
 // passwords are low-entropy and get salted scrypt.
 import { createHash, randomBytes, scrypt, timingSafeEqual } from "node:crypto";

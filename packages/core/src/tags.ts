@@ -1,5 +1,5 @@
-// Tags and titles on `/schedule` (SPEC §4 /schedule headers, SPEC §7
-// "/schedule checks, in order", SPEC §8 limits; titles in CONTRACT §8).
+// Tags and titles on `/schedule` (docs/api/schedule.md: its headers, limits
+// and check order; titles up to 200 characters).
 // Lengths count Unicode code points, so an emoji is one character, as a
 // person reading the limit would count it.
 
@@ -23,7 +23,7 @@ export function parseTagsHeader(raw: string | undefined): string[] {
     .filter((tag) => tag !== "");
 }
 
-/** SPEC §7 /schedule: count first, then each tag in order, length before characters. */
+/** docs/api/schedule.md: count first, then each tag in order, length before characters. */
 export function checkScheduleTags(tags: readonly string[]): void {
   if (tags.length > MAX_TAGS) throw badRequest(`Maximum ${MAX_TAGS} tags allowed`);
   for (const tag of tags) {
@@ -32,19 +32,19 @@ export function checkScheduleTags(tags: readonly string[]): void {
   }
 }
 
-/** A tag a policy can be declared for: 1 to 50 of a-z 0-9 _ - (SPEC §8). */
+/** A tag a policy can be declared for: 1 to 50 of a-z 0-9 _ - (docs/api/schedule.md). */
 export function isPolicyTag(tag: string): boolean {
   return TAG_CHARS.test(tag) && tag.length <= MAX_TAG_LENGTH;
 }
 
-/** CONTRACT §8: at most 200 characters. */
+/** docs/api/schedule.md: at most 200 characters. */
 export function checkTitle(title: string): void {
   if (codePoints(title) > MAX_TITLE_LENGTH) throw badRequest(`Title too long (max ${MAX_TITLE_LENGTH} chars)`);
 }
 
 /**
  * Custom keys are indexed, and PostgreSQL cannot index a value of more than
- * about 2,700 bytes; SPEC gives no limit, so this one keeps every key
+ * about 2,700 bytes; the interface sets no other limit, so this one keeps every key
  * (up to 4 bytes a character) indexable and says so instead of failing.
  */
 export const MAX_CUSTOM_KEY_LENGTH = 500;

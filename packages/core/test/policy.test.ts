@@ -57,7 +57,7 @@ function refusal(body: PolicyBody, current: PolicySettings | null = null): strin
 const create = (body: PolicyBody) => refusal({ tag: "t", ...body });
 const formatOk = (schema: typeof policyCreateBody, body: unknown) => !schema.validate(body, { convert: false }).error;
 
-describe("parseWindow and effectiveWindowSeconds (SPEC §4 Throughput)", () => {
+describe("parseWindow and effectiveWindowSeconds (docs/api/tag-policies.md, throughput)", () => {
   it.each([
     ["1s", 1],
     ["90s", 90],
@@ -99,7 +99,7 @@ describe("parseWindow and effectiveWindowSeconds (SPEC §4 Throughput)", () => {
   });
 });
 
-describe("format schemas (SPEC §7, 400 with an empty body)", () => {
+describe("format schemas (docs/api/tag-policies.md, 400 with an empty body)", () => {
   it("POST needs an object with a string tag", () => {
     for (const body of [undefined, null, [], "x", 5, true, {}, { tag: null }, { tag: 5 }]) {
       expect(formatOk(policyCreateBody, body)).toBe(false);
@@ -161,7 +161,7 @@ describe("format schemas (SPEC §7, 400 with an empty body)", () => {
   });
 });
 
-describe("checkPolicy on POST: messages in SPEC §7 order", () => {
+describe("checkPolicy on POST: messages in the order of docs/api/tag-policies.md", () => {
   it("1: tag format", () => {
     for (const tag of ["", "A", "has space", "é", "a".repeat(51), "a.b", "tag!"]) expect(refusal({ tag, maxConcurrent: 1 })).toBe(MSG.tag);
     for (const tag of ["a", "a".repeat(50), "a-b_c9", "0", "_", "-"]) expect(refusal({ tag, maxConcurrent: 1 })).toBeNull();

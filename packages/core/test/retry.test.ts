@@ -1,4 +1,4 @@
-// Which failures each retryOn class retries (SPEC §4 Retries 2).
+// Which failures each retryOn class retries (docs/api/tag-policies.md, retries).
 import { describe, expect, it } from "vitest";
 import { failureKind, type MergedRetry, nextRetryDelay, type RetryOn } from "../src/retry.js";
 

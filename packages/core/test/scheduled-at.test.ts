@@ -26,7 +26,7 @@ const rejection = (raw: string | undefined): string => {
   throw new Error(`accepted: ${raw}`);
 };
 
-describe("dates (CONTRACT §7)", () => {
+describe("dates (docs/scheduled-at.md)", () => {
   it.each([
     ["2026-11-22T10:00:00Z", "2026-11-22T10:00:00.000Z"],
     ["2026-11-22T10:00:00z", "2026-11-22T10:00:00.000Z"],
@@ -163,7 +163,7 @@ describe("now and pipe operations", () => {
     expect(rejection("9999-12-31 | add 1d | subtract 1d")).toBe("Invalid duration: 1d");
   });
 
-  it("checks in SPEC §7 order: date, then every operation name, then every amount", () => {
+  it("checks in the order of docs/scheduled-at.md: date, then every operation name, then every amount", () => {
     expect(rejection("bogus | multiply 2s | add 5x")).toBe("Invalid date: bogus | multiply 2s | add 5x");
     expect(rejection("now | add 5x | multiply 2s")).toBe("Unknown pipe operation: multiply 2s");
     expect(rejection("now | add 5x | add 6y")).toBe("Invalid duration: 5x");

@@ -34,7 +34,7 @@ describe("parseTagsHeader", () => {
   });
 });
 
-describe("checkScheduleTags (SPEC §7 /schedule order)", () => {
+describe("checkScheduleTags (docs/api/schedule.md order)", () => {
   const long = "a".repeat(51);
 
   it("accepts up to 10 valid tags", () => {
@@ -109,7 +109,7 @@ describe("isPolicyTag", () => {
   });
 });
 
-describe("checkTitle (CONTRACT §8)", () => {
+describe("checkTitle (docs/api/schedule.md)", () => {
   it("accepts up to 200 characters, counting code points", () => {
     expect(failure(() => checkTitle(""))).toBeNull();
     expect(failure(() => checkTitle("t".repeat(200)))).toBeNull();

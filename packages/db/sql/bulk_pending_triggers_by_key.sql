@@ -1,6 +1,6 @@
 -- The pending one-shots (registered, skipped, retrying) of a project holding
 -- any of the given custom keys, which /bulk upserts match whatever their
--- tags (SPEC §4 POST /bulk). Locked in creation order.
+-- tags (docs/api/declare-and-bulk.md). Locked in creation order.
 -- Params: $1 project_id, $2 custom keys (text[]).
 -- Returns rows in the shape of declare_candidate_triggers.
 SELECT t.id::text AS id, t.generator_id::text AS "generatorId", t.custom_key AS "customKey",

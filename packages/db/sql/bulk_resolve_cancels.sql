@@ -1,5 +1,5 @@
--- What each `cancels` entry of a /bulk call names (SPEC §4 POST /bulk,
--- CONTRACT §6), before any rule is applied: by ID any trigger or recurring
+-- What each `cancels` entry of a /bulk call names (docs/api/declare-and-bulk.md,
+-- POST /bulk), before any rule is applied: by ID any trigger or recurring
 -- trigger of the project with that ID, whatever its status; by custom key
 -- the pending one-shots and active recurring triggers holding it; by tag
 -- the registered, skipped, retrying and queued triggers (one-shots and

@@ -1,6 +1,6 @@
 -- Cancel an active recurring trigger and its pending (registered) instance.
 -- Queued and running instances are left to fire, past ones are kept
--- (SPEC §4 /cancel rule 2).
+-- (docs/api/cancel.md).
 -- Params: $1 id, $2 project id (a row of another project is never touched).
 -- Returns the id when cancelled.
 WITH g AS (

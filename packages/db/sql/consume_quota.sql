@@ -1,4 +1,4 @@
--- Use units of a project's monthly quota (CONTRACT §4), all or none: the api
+-- Use units of a project's monthly quota (docs/quota.md), all or none: the api
 -- asks for the units of the /schedule calls that arrived together.
 -- Params: $1 project_id (uuid), $2 month ('YYYY-MM', UTC), $3 units (> 0).
 -- Returns {used, quota} after these units, or no row when fewer than $3 are

@@ -1,6 +1,6 @@
 -- Cancel active recurring triggers for /declare and /bulk, with their
--- upcoming (registered) instance. With $3 true (/declare, SPEC §3 Generator
--- status and §4 /declare rule 4) their skipped, retrying and queued
+-- upcoming (registered) instance. With $3 true (/declare, docs/concepts.md
+-- recurring trigger states, docs/api/declare-and-bulk.md) their skipped, retrying and queued
 -- instances are cancelled too, and any planned execution of those; with
 -- false (/bulk by ID or key) waiting instances still fire.
 -- Params: $1 project_id, $2 ids (uuid[]), $3 with waiting instances (boolean).

@@ -1,4 +1,4 @@
--- Cancel one-shots and instances for /declare and /bulk (SPEC §3: registered,
+-- Cancel one-shots and instances for /declare and /bulk (docs/concepts.md: registered,
 -- skipped, retrying → cancelled; queued → cancelled only where allowed, a
 -- /declare cancellation or a /bulk cancel by tag). Their planned executions
 -- (a pending retry, a queued attempt) become cancelled and are never sent.

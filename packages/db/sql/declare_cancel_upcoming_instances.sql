@@ -1,5 +1,5 @@
 -- Drop the upcoming (registered) instance of recurring triggers whose
--- instance is about to be re-created (SPEC §4 /declare rule 10; a changed
+-- instance is about to be re-created (docs/api/declare-and-bulk.md; a changed
 -- recurring item in /declare or /bulk). Registered instances have no
 -- execution yet.
 -- Params: $1 project_id, $2 generator ids (uuid[]).

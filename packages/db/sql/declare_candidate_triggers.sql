@@ -1,4 +1,4 @@
--- The one-shots a /declare call diffs (SPEC §4 /declare diff rules, rule 3):
+-- The one-shots a /declare call diffs (docs/api/declare-and-bulk.md, what is cancelled):
 -- a project's registered, skipped, retrying and queued one-shots carrying
 -- the tag, and the not yet running instances of its active recurring
 -- triggers carrying the tag (instances go with their recurring trigger).

@@ -1,5 +1,5 @@
--- Replace active recurring triggers in place with their items (SPEC §4
--- /declare diff rules: "recurring, differs"). Rows come as one JSON array;
+-- Replace active recurring triggers in place with their items
+-- (docs/api/declare-and-bulk.md: "recurring, differs"). Rows come as one JSON array;
 -- body is base64, headers [name, value] pairs.
 -- Params: $1 project_id, $2 rows (jsonb: id, cronExpr, tz, title, url,
 -- method, headers, body, tags). Returns the ids updated.

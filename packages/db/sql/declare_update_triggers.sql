@@ -1,5 +1,5 @@
--- Replace registered or skipped one-shots in place with their items (SPEC §4
--- /declare diff rules: "updated in place"; item rule 3: the whole trigger).
+-- Replace registered or skipped one-shots in place with their items
+-- (docs/api/declare-and-bulk.md: "updated in place"; an update replaces the whole trigger).
 -- Rows come as one JSON array; body is base64, headers [name, value] pairs.
 -- Each row is named by id and day, so only those days' partitions are read.
 -- Params: $1 project_id, $2 rows (jsonb: id, partDay, status, scheduledAt,

@@ -1,5 +1,5 @@
 -- The one-shot with a custom key that explains why a /cancel by key cannot
--- act (SPEC §7 /cancel checks): one still in flight (queued, running) first,
+-- act (docs/api/cancel.md): one still in flight (queued, running) first,
 -- as it holds the key whatever was scheduled with it since; else the newest
 -- in any status.
 -- Params: $1 project_id, $2 custom_key.

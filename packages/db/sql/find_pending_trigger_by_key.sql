@@ -1,6 +1,6 @@
 -- The newest pending one-shot (registered, skipped or retrying) holding a
 -- custom key in a project, locked for an edit. Queued and later ones are
--- never matched (SPEC §4 /schedule rule 1).
+-- never matched (docs/api/schedule.md).
 -- Params: $1 project_id, $2 custom_key.
 SELECT id, status::text AS status, generator_id AS "generatorId"
 FROM triggers

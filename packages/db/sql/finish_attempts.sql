@@ -1,5 +1,5 @@
--- Record the outcomes of many attempts in one statement (SPEC §2 Execution,
--- SPEC §3): execution started → complete; trigger running → completed, or
+-- Record the outcomes of many attempts in one statement (docs/concepts.md,
+-- states): execution started → complete; trigger running → completed, or
 -- → retrying with its next attempt planned at failure time plus delay.
 -- Params: parallel arrays, one entry per attempt: $1 execution ids,
 -- $2 completed_at, $3 response_status, $4 response_headers (jsonb text),

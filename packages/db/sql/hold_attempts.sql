@@ -1,5 +1,5 @@
 -- Park due planned attempts under the tag whose policy held them back
--- (SPEC §4 When a limit is reached 1): they stay planned, and their
+-- (docs/api/tag-policies.md, when a limit is reached): they stay planned, and their
 -- triggers keep their status (queued, or retrying).
 -- Params: $1 execution ids (uuid[]), $2 the days they are stored under
 -- (date[], any order), $3 the tag holding them.

@@ -1,5 +1,5 @@
 -- Attempts of a project's tag that hold a concurrency slot: started, or
--- admitted and on their way to an executor (SPEC §4 Concurrency 2, 5).
+-- admitted and on their way to an executor (docs/api/tag-policies.md, concurrency).
 -- Params: $1 project_id, $2 tag. Returns execution ids.
 SELECT e.id::text
 FROM executions e JOIN triggers t ON t.id = e.trigger_id AND t.part_day = e.part_day

@@ -1,5 +1,5 @@
 -- Every policy that can hold an attempt back: a throughput map or a
--- maxConcurrent (SPEC §4 When a limit is reached).
+-- maxConcurrent (docs/api/tag-policies.md, when a limit is reached).
 -- No params. Returns project, tag and the two limits.
 SELECT project_id::text AS "projectId", tag, throughput, max_concurrent AS "maxConcurrent"
 FROM tag_policies

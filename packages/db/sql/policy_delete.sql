@@ -1,4 +1,4 @@
--- Delete a project's policy by id (SPEC §4 /tag-policies rules 9–10).
+-- Delete a project's policy by id (docs/api/tag-policies.md).
 -- Triggers keep the tag; attempts started from now on no longer see the
 -- policy's limits, timeout or retries.
 -- Params: $1 project_id, $2 id. Returns the id when a policy was deleted.

@@ -1,5 +1,5 @@
--- A project's tag policies, newest first by creation (SPEC §4 /tag-policies
--- rule 1: no pagination). id breaks ties between policies created in the
+-- A project's tag policies, newest first by creation (docs/api/tag-policies.md:
+-- no pagination). id breaks ties between policies created in the
 -- same millisecond, so the order is stable.
 -- Params: $1 project_id. Returns the policies.
 SELECT id::text AS id, project_id::text AS "projectId", tag, throughput,

@@ -1,5 +1,5 @@
 -- A project's policy by id, locked until the transaction ends, so a PUT
--- validates against the row it then writes (SPEC §4 /tag-policies rule 7)
+-- validates against the row it then writes (docs/api/tag-policies.md)
 -- and concurrent PUTs of one policy apply one after the other.
 -- Params: $1 project_id, $2 id. Returns the policy, or no row when the
 -- project has no policy with this id.

@@ -1,5 +1,5 @@
--- Write a policy's fields as a PUT left them (SPEC §4 /tag-policies rules
--- 5–8): every field is set, unchanged ones to their current value, and
+-- Write a policy's fields as a PUT left them (docs/api/tag-policies.md,
+-- PUT): every field is set, unchanged ones to their current value, and
 -- updated_at moves forward even when nothing else changed (`{}`). A rename
 -- onto a tag that already has a policy fails on the unique index
 -- (project_id, tag) with 23505, also when that policy is created meanwhile.

@@ -1,5 +1,5 @@
--- Create the policy of a tag, or replace the one the tag has (SPEC §4
--- /tag-policies rules 2–3): a replaced policy keeps id and created_at, takes
+-- Create the policy of a tag, or replace the one the tag has
+-- (docs/api/tag-policies.md, POST): a replaced policy keeps id and created_at, takes
 -- every other field from the parameters (defaults already filled in) and
 -- gets a later updated_at. ON CONFLICT makes racing creates of one tag end
 -- in one row, whichever wins.

@@ -1,5 +1,5 @@
 -- Close attempts still started after their timeout plus the grace period as
--- Executor died (SPEC §1 Lost attempts): execution complete with no
+-- Executor died (docs/concepts.md, lost attempts): execution complete with no
 -- response data, trigger completed, no retry, not a dead letter.
 -- Params: $1 now, $2 limit. Returns the closed executions with their
 -- trigger's tags, whose concurrency slots are now free.

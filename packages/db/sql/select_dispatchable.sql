@@ -1,7 +1,7 @@
 -- Planned attempts that are due, not yet in the queue and not held by a tag
 -- policy, oldest first, locked for this transaction (first attempts,
 -- retries, replays). Held attempts are left to select_held, so a held
--- backlog costs this scan nothing (SPEC §4 When a limit is reached 2).
+-- backlog costs this scan nothing (docs/api/tag-policies.md, when a limit is reached).
 -- Params: $1 now, $2 limit.
 SELECT e.id::text AS "executionId", e.part_day::text AS "partDay", e.project_id::text AS "projectId", t.tags, e.planned_at AS "plannedAt"
 FROM executions e

@@ -1,4 +1,4 @@
--- Held planned attempts to admit again (SPEC §4 When a limit is reached 1):
+-- Held planned attempts to admit again (docs/api/tag-policies.md, when a limit is reached):
 -- for each (project, tag) that holds some, its oldest ones, locked for this
 -- transaction. The groups are found by skipping through executions_held_idx
 -- (one probe per group), so a large backlog behind one tag costs no more

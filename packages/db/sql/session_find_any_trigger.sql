@@ -1,5 +1,5 @@
 -- The kind and status of a project's trigger or recurring trigger by ID,
--- to explain why Replay now or Retry now cannot act (CONTRACT §5).
+-- to explain why Replay now or Retry now cannot act (docs/api/dashboard-api.md).
 -- Params: $1 project_id, $2 id.
 -- Returns {kind, status}, or no row for an unknown or foreign ID.
 SELECT 'job' AS kind, status::text AS status FROM triggers WHERE id = $2::uuid AND project_id = $1::uuid

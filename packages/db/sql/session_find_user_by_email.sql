@@ -1,4 +1,4 @@
--- A dashboard user and their project, to check a sign-in (CONTRACT §5).
+-- A dashboard user and their project, to check a sign-in (docs/api/dashboard-api.md).
 -- Params: $1 email, already lowercased (users are stored lowercased).
 -- Returns the user with the password hash, or no row.
 SELECT u.id::text AS id, u.email, u.password_hash AS "passwordHash",

@@ -1,6 +1,6 @@
 -- One page of a project's executions, newest first by (created_at, id),
--- after a keyset cursor (CONTRACT §5 GET /executions). With $3 true only
--- dead letters are listed (SPEC §1 Dead letters 7), which the partial index
+-- after a keyset cursor (docs/api/dashboard-api.md). With $3 true only
+-- dead letters are listed (docs/concepts.md, dead letters), which the partial index
 -- executions_dead_letter_idx serves.
 -- Params: $1 project_id, $2 trigger_id or null, $3 dead letters only (bool),
 -- $4 cursor created_at (null on the first page), $5 cursor id, $6 number of rows.

@@ -1,6 +1,6 @@
 -- One page of a project's dashboard list: one-shots and instances (kind
 -- job) together with recurring triggers (kind generator), newest first by
--- (created_at, id), after a keyset cursor (CONTRACT §5 GET /triggers).
+-- (created_at, id), after a keyset cursor (docs/api/dashboard-api.md).
 -- Each branch reads at most $10 rows in index order and the merge keeps the
 -- first $10, so the cost follows the page size, not the project's size.
 -- A branch whose kind or status is filtered out is switched off with its

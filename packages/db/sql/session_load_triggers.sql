@@ -1,5 +1,5 @@
 -- A project's triggers and recurring triggers by ID, in the dashboard's
--- Trigger shape (CONTRACT §5). IDs of another project match nothing.
+-- Trigger shape (docs/api/dashboard-api.md). IDs of another project match nothing.
 -- A recurring trigger's scheduledAt is the time of its pending (registered)
 -- instance, of which there is at most one (triggers_one_pending_instance).
 -- Params: $1 project_id, $2 ids (uuid[]), $3 the days of the one-shots among

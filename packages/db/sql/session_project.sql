@@ -1,4 +1,4 @@
--- A project with the quota units it used in one month (CONTRACT §4, §5).
+-- A project with the quota units it used in one month (docs/quota.md, docs/api/dashboard-api.md).
 -- Params: $1 project_id, $2 month ('YYYY-MM', UTC).
 -- Returns {id, name, monthlyQuota, usedThisMonth}; 0 used when the month has
 -- no usage row yet.

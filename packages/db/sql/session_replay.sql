@@ -1,8 +1,8 @@
--- Replay now / Retry now on a completed one-shot or instance (SPEC §3:
+-- Replay now / Retry now on a completed one-shot or instance (docs/concepts.md:
 -- completed -> queued, new execution): plan a new attempt due at once.
 -- The trigger turns queued and its attempt count grows by one; the new
 -- planned execution takes that count as its attempt number, so manual
--- sends count toward retryMaxAttempts (SPEC §1 Dead letters 2). The
+-- sends count toward retryMaxAttempts (docs/concepts.md, dead letters). The
 -- scheduler dispatches it like any due planned execution.
 -- The status check in the WHERE clause makes a second click lose cleanly:
 -- the first one already moved the trigger to queued.

@@ -1,7 +1,7 @@
--- Retry now on a retrying one-shot or instance (CONTRACT §5): its pending
+-- Retry now on a retrying one-shot or instance (docs/api/dashboard-api.md): its pending
 -- planned retry becomes due at once. It keeps its attempt number and
 -- triggered_by 'retry', and tag policy limits still apply when the scheduler
--- admits it (SPEC §3: a retry held by a policy stays retrying). A retry that
+-- admits it (docs/concepts.md: a retry held by a policy stays retrying). A retry that
 -- is already due keeps its earlier time.
 -- Params: $1 project_id, $2 trigger id.
 -- Returns the planned execution, or no row when the trigger is not retrying

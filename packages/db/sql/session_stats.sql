@@ -1,5 +1,5 @@
 -- Outcomes of a project's attempts per minute, for the dashboard's chart
--- (CONTRACT §5 GET /stats). Every minute of the window gets a row, empty
+-- (docs/api/dashboard-api.md). Every minute of the window gets a row, empty
 -- ones too. An execution counts in the minute it completed: success for a
 -- 2xx status, httpFailure for any other status, networkFailure for an
 -- error message without a status (timeouts and Executor died included);

@@ -1,5 +1,5 @@
 -- Every execution of one of a project's triggers, by attempt number
--- (CONTRACT §5 GET /triggers/<id>).
+-- (docs/api/dashboard-api.md).
 -- Params: $1 project_id, $2 trigger_id.
 -- Returns executions in the dashboard's Execution shape plus createdAt.
 SELECT e.id::text AS id, e.trigger_id::text AS "triggerId", e.attempt_number AS "attemptNumber",

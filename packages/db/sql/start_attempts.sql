@@ -1,8 +1,8 @@
 -- Start planned attempts, many in one statement (the executor batches the
 -- jobs it takes at about the same time): execution planned → started,
--- trigger queued or retrying → running (SPEC §3). Each attempt's timeout is
--- fixed here from its tags' policies (SPEC §4 Timeout), and so are the retry
--- settings applied if it fails (SPEC §4 Retries 6).
+-- trigger queued or retrying → running (docs/concepts.md). Each attempt's timeout is
+-- fixed here from its tags' policies (docs/api/tag-policies.md, timeout), and so are the retry
+-- settings applied if it fails (docs/api/tag-policies.md, retries).
 -- Params: $1 execution ids (uuid[]), $2 the day they are stored under
 -- (date: only that day's partitions are read, also by a prepared plan, so
 -- attempts of several days take one statement per day), $3 default

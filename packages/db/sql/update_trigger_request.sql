@@ -1,6 +1,6 @@
 -- Replace a pending one-shot's request and time (an edit by ID or key).
 -- A retrying trigger keeps its status and time: only what its next attempt
--- sends changes (SPEC §4 /schedule rule 1).
+-- sends changes (docs/api/schedule.md).
 -- Params: $1 id, $2 custom_key, $3 status for a non-retrying trigger,
 -- $4 title, $5 url, $6 method, $7 headers, $8 body, $9 tags, $10 source,
 -- $11 scheduled_at, $12 project id (a row of another project is never

@@ -1,4 +1,4 @@
-// Projects, API keys and dashboard users: the admin CLI's writes (CONTRACT §3)
+// Projects, API keys and dashboard users: the admin CLI's writes (docs/cli.md)
 // and the demo seed of `npm start`.
 import { hashPassword, keyDisplayPrefix, newApiKey, sha256Hex } from "@ttr/core";
 import type { Db } from "./client.js";

@@ -1,4 +1,4 @@
-// Reads and writes of the dashboard's session API (CONTRACT §5): sign-in,
+// Reads and writes of the dashboard's session API (docs/api/dashboard-api.md): sign-in,
 // sessions, the trigger and execution lists, Replay now / Retry now, usage
 // and per-minute outcome counts. Each function runs one named statement.
 import type { GeneratorStatus, TriggerStatus } from "./rows.js";

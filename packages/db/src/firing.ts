@@ -1,5 +1,5 @@
-// The firing pipeline's state changes (SPEC §1 "How a trigger fires",
-// SPEC §3): the scheduler promotes, plans and dispatches; the executor starts
+// The firing pipeline's state changes (docs/concepts.md: how a
+// trigger fires, states): the scheduler promotes, plans and dispatches; the executor starts
 // and finishes attempts; the reaper closes lost ones. One statement each.
 import type { RetryFields } from "@ttr/core";
 import type { PgRunner } from "./pool.js";

@@ -6,6 +6,8 @@ export * from "./admin.js";
 export { applyMigrations, createDatabaseIfMissing } from "./migrate.js";
 export * from "./firing.js";
 export * from "./dashboard.js";
+export * from "./results.js";
+export { cancelOne } from "./cancel.js";
 export * from "./policies.js";
 export * from "./declare.js";
 export { acquireLease, checkLease, LeaseLost, releaseLease, renewLease } from "./lease.js";

@@ -1,4 +1,4 @@
-// Tag policies as stored (SPEC §2 "Tag policy", SPEC §4 /tag-policies).
+// Tag policies as stored (docs/api/tag-policies.md).
 // Each function runs one named statement; the values were checked by core's
 // checkPolicy before they get here.
 import type { PolicySettings } from "@ttr/core";

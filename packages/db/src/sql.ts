@@ -1,4 +1,4 @@
-// Named SQL statements (STYLE habit 1): each state change lives in one file
+// Named SQL statements: each state change lives in one file
 // under packages/db/sql whose header says what it does, its parameters and
 // what it returns. Files are read once, at first use.
 import { readFileSync } from "node:fs";

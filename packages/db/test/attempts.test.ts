@@ -1,6 +1,6 @@
 // Starting and finishing attempts in batches (start_attempts.sql,
 // finish_attempts.sql) against a real PostgreSQL: each attempt in a batch
-// gets exactly what the single-attempt rules of SPEC §3 and §4 give it.
+// gets exactly what the single-attempt rules of docs/concepts.md give it.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";

@@ -1,6 +1,6 @@
 // consumeQuota (consume_quota.sql) against a real PostgreSQL: units taken in
 // groups count exactly, and a group that does not fit takes what is left,
-// one unit at a time (CONTRACT §4).
+// one unit at a time (docs/quota.md).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
 import { consumeQuota, createDb, createProject, type Db } from "../src/index.js";

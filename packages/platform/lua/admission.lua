@@ -1,5 +1,5 @@
 -- Admit attempts under their tags' throughput and concurrency limits
--- (SPEC §4 Throughput, Concurrency, Multiple tags), atomically for a batch.
+-- (docs/api/tag-policies.md), atomically for a batch.
 --
 -- Per project and tag, two keys:
 --   KEY_PREFIX .. "<project>:<tag>:log"  ZSET execution id -> start time (ms);

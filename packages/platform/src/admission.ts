@@ -1,4 +1,4 @@
-// Tag-policy admission state in Redis (SPEC §4 Throughput, Concurrency): the
+// Tag-policy admission state in Redis (docs/api/tag-policies.md): the
 // scheduler admits attempts with one atomic script per batch; the executor
 // records each attempt's real start and its end; the reaper ends lost ones.
 // See admission.lua for the keys.
@@ -7,7 +7,7 @@ import type { Redis } from "ioredis";
 
 const SCRIPT = readFileSync(new URL("../lua/admission.lua", import.meta.url), "utf8");
 
-/** Starts older than the longest possible window (30 days, SPEC §4 Throughput 7) are never needed. */
+/** Starts older than the longest possible window (30 days, docs/api/tag-policies.md, throughput) are never needed. */
 export const MAX_WINDOW_MS = 30 * 24 * 3600 * 1000;
 /** Starts kept per tag: enough for any rate up to this many per window. */
 export const DEFAULT_LOG_CAP = 1000;

@@ -1,5 +1,5 @@
 // Each service reads its configuration once, at start-up, through a joi
-// schema (STYLE habit 6). Shared packages never read process.env.
+// schema. Shared packages never read process.env.
 import Joi from "joi";
 
 export function readEnv<T>(schema: Joi.ObjectSchema<T>, env: NodeJS.ProcessEnv = process.env): T {
@@ -21,15 +21,15 @@ export interface CommonEnv {
   TTR_REAP_GRACE_SECONDS: number;
 }
 
-/** Settings every service shares (CONTRACT §2). */
+/** Settings every service shares (docs/configuration.md). */
 export const commonEnv = {
   DATABASE_URL: Joi.string().uri({ scheme: ["postgres", "postgresql"] }).required().description("PostgreSQL connection URL"),
   REDIS_URL: Joi.string().uri({ scheme: ["redis", "rediss"] }).required().description("Redis connection URL"),
   LOG_LEVEL: Joi.string().valid("error", "warn", "info", "http", "verbose", "debug", "silly").default("info"),
   /** Prefix of every Redis key, so several installations or test runs can share a server. */
   TTR_REDIS_PREFIX: Joi.string().default("ttr"),
-  /** test-only: default attempt timeout (SPEC §1 Timeouts 1) */
+  /** test-only: default attempt timeout (docs/concepts.md, timeouts) */
   TTR_DEFAULT_TIMEOUT_SECONDS: Joi.number().integer().min(1).max(3600).default(300),
-  /** test-only: grace after the timeout before a lost attempt is closed (SPEC §1 Lost attempts) */
+  /** test-only: grace after the timeout before a lost attempt is closed (docs/concepts.md, lost attempts) */
   TTR_REAP_GRACE_SECONDS: Joi.number().integer().min(0).max(3600).default(30),
 };

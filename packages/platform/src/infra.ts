@@ -1,5 +1,5 @@
 // Where PostgreSQL and Redis come from for `npm start` and `npm test`
-// (CONTRACT §2): the URL from the environment, else a server on the default
+// (docs/configuration.md): the URL from the environment, else a server on the default
 // local port, else one started for this run. Only the dev scripts use this;
 // services always receive explicit URLs.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";

@@ -1,6 +1,6 @@
-// Structured JSON logs on stdout (CONTRACT §9), one line per event.
+// Structured JSON logs on stdout (docs/operations.md), one line per event.
 // Secrets never reach the output: any field whose name looks like a
-// credential is replaced before formatting (STYLE habit 7).
+// credential is replaced before formatting.
 import winston from "winston";
 
 const SECRET_KEY = /(api[-_]?key|password|passwd|secret|token|cookie|authorization|session)/i;

@@ -1,4 +1,4 @@
-// Health, readiness and Prometheus metrics (CONTRACT §9). The api mounts
+// Health, readiness and Prometheus metrics (docs/operations.md). The api mounts
 // `opsHandler` in express; the scheduler and executor serve it on their own
 // METRICS_PORT with `startOpsServer`.
 import http from "node:http";

@@ -1,4 +1,4 @@
-// CONTRACT §2: with no PostgreSQL or Redis reachable, an embedded PostgreSQL
+// docs/configuration.md: with no PostgreSQL or Redis reachable, an embedded PostgreSQL
 // and a redis-server are started for the run, and work.
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";

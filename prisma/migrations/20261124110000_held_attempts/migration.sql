@@ -1,5 +1,5 @@
 -- Planned attempts held back by a tag policy are parked under the tag that
--- held them (SPEC §4 When a limit is reached): the scheduler's scan for due
+-- held them (docs/api/tag-policies.md, when a limit is reached): the scheduler's scan for due
 -- attempts then never walks a held backlog, and held attempts are looked at
 -- again per tag, oldest first. The two indexes are hand-made partial ones
 -- (see packages/db/scripts/migration-diff.mjs), replacing the plain index

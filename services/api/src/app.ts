@@ -65,7 +65,7 @@ export function createApp(deps: Deps): express.Express {
   app.delete("/cancel", cancelRoute(deps));
   app.post("/declare", declareRoute(deps));
   app.post("/bulk", bulkRoute(deps));
-  // Dashboard session API (CONTRACT §5)
+  // Dashboard session API (docs/api/dashboard-api.md)
   app.use(sessionRoutes(deps));
   app.use(dashboardRoutes(deps));
 

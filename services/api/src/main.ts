@@ -1,5 +1,5 @@
 // Starts the api: public API, health and metrics (and later the dashboard).
-import { createDb, createPgRunner, ensurePartitions } from "@ttr/db";
+import { createDb, createPgRunner, dbPing, ensurePartitions } from "@ttr/db";
 import { createLogger, createRedis, createRegistry } from "@ttr/platform";
 import { createApp } from "./app.js";
 import { loadEnv } from "./env.js";
@@ -25,6 +25,12 @@ const PARTITIONS_EVERY_MS = 6 * 3_600_000;
 const keepPartitions = () => ensurePartitions(pg, new Date()).catch((err: Error) => log.error("cannot make history partitions", { error: err.message }));
 void keepPartitions();
 setInterval(keepPartitions, PARTITIONS_EVERY_MS).unref();
+
+// One query at start-up: Prisma loads its query compiler and the pool opens
+// a connection now, not during the first request or readiness probe (which
+// has under a second to answer). A database that is down is reported by
+// /readyz and the requests that need it.
+void dbPing(db).catch(() => undefined);
 
 const server = createServer(app);
 server.listen(env.PORT, env.HOST, () => {

@@ -1,10 +1,10 @@
 // The HTTP server around the express app. Node's parser answers malformed
-// requests itself; this decides those answers (CONTRACT §8, SPEC §7).
+// requests itself; this decides those answers (docs/api/README.md, docs/api/errors.md).
 import http from "node:http";
 import type { Duplex } from "node:stream";
 import type express from "express";
 
-/** Request headers above this size get 431 with an empty body (CONTRACT §8). */
+/** Request headers above this size get 431 with an empty body (docs/api/README.md). */
 export const MAX_HEADER_BYTES = 16 * 1024;
 
 /** Parser errors that mean the headers were fine but the body was not. */

@@ -1,6 +1,6 @@
-// SPEC §7 "/bulk differences": the /declare checks with `upserts` and
+// docs/api/declare-and-bulk.md (what /bulk says differently): the /declare checks with `upserts` and
 // `Upsert <key>`, the empty-body 400s of the bulk shape, credentials
-// without a dashboard session (SPEC §5), and no quota (SPEC §4 /bulk).
+// without a dashboard session (docs/api/README.md), and no quota (docs/api/declare-and-bulk.md).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createProject } from "@ttr/db";
 import { startApi, type TestApi } from "../../../test/support/api.js";

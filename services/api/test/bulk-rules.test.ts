@@ -1,4 +1,4 @@
-// SPEC §4 POST /bulk and CONTRACT §6: upserts match keys across the whole
+// docs/api/declare-and-bulk.md: upserts match keys across the whole
 // project and add no tag; cancels by string, id, customKey or tag with their
 // own rules; targets that match nothing are skipped; the response shape.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// DELETE /cancel: every row of SPEC §7 "/cancel checks" and rules 1–4.
+// DELETE /cancel: every check of docs/api/cancel.md, in order, and what it cancels.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApi, type TestApi } from "../../../test/support/api.js";
 import { generatorById, instancesOf, setTriggerStatus, triggerById } from "../../../test/support/rows.js";
@@ -27,7 +27,7 @@ async function rejected(h: Record<string, string>, status: number, tag: string |
   else expect(res.json()).toEqual({ _tag: tag, message });
 }
 
-describe("/cancel checks (SPEC §7)", () => {
+describe("/cancel checks (docs/api/cancel.md)", () => {
   it("400 with an empty body when ttr-api-key is missing", async () => {
     await rejected({ "ttr-trigger-id": "x" }, 400, null);
   });
@@ -89,7 +89,7 @@ describe("/cancel checks (SPEC §7)", () => {
   });
 });
 
-describe("/cancel rules (SPEC §4)", () => {
+describe("/cancel rules (docs/api/cancel.md)", () => {
   it("rule 1: cancels registered, skipped and retrying one-shots by ID or key, with 204 and an empty body", async () => {
     for (const status of ["registered", "skipped", "retrying"]) {
       for (const by of ["id", "key"] as const) {

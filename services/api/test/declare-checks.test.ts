@@ -1,6 +1,6 @@
-// Every row of SPEC §7 "/declare checks, in order", with authentication
-// (SPEC §5), the Content-Type rule (item rule 6), the body limit (CONTRACT
-// §8) and rule 12 (no quota, never 402): status, _tag, exact message or
+// Every row of the check order in docs/api/declare-and-bulk.md, with authentication
+// (docs/api/README.md), the Content-Type rule, the body limit (docs/api/README.md)
+// and that no quota is used (never 402): status, _tag, exact message or
 // empty body, and that a rejected call wrote nothing.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey, createProject, revokeApiKey } from "@ttr/db";
@@ -168,7 +168,7 @@ describe("value checks, in order", () => {
     expect(res.json().message).toMatch(/^Item c: Invalid cron expression: /);
   });
 
-  it("Item <key>: Title too long (CONTRACT §8), after the item's scheduledAt", async () => {
+  it("Item <key>: Title too long (docs/api/declare-and-bulk.md), after the item's scheduledAt", async () => {
     await ok(post(api, "/declare", { tag: "titles", items: [{ url: "x", customKey: "ok", title: "é".repeat(200) }] }));
     await msg({ tag: "t", items: [{ url: "x", customKey: "k", title: "x".repeat(201) }] }, "Item k: Title too long (max 200 chars)");
     await msg({ tag: "t", items: [{ url: "x", customKey: "k", title: "x".repeat(201), scheduledAt: "bad" }] }, "Item k: Invalid date: bad");

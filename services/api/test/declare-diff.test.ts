@@ -1,6 +1,6 @@
 // The /declare diff and the /bulk upserts as pure functions (packages/core
-// declare.ts), without a database: SPEC §4 /declare diff table, rules 3–10,
-// changedFields and item rule 4 (bodies).
+// declare.ts), without a database: docs/api/declare-and-bulk.md (matching,
+// cancellations, changedFields and bodies).
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import {
@@ -133,7 +133,7 @@ describe("diff table", () => {
     expect(renamed.items[0]!.changedFields).toEqual(["headers"]);
   });
 
-  it("registered or skipped and different: updated in place, changedFields in SPEC order", () => {
+  it("registered or skipped and different: updated in place, changedFields in the documented order", () => {
     const j = job({ status: "skipped" });
     const plan = declare([item({ title: null, url: "http://t/y", when: { kind: "once", at: now, nowBased: true } })], [j]);
     expect(plan.items).toEqual([{ operation: "updated", customKey: "k", kind: "job", id: j.id, changedFields: ["scheduledAt", "url", "title"] }]);

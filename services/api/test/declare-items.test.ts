@@ -1,5 +1,5 @@
-// What an item stores (SPEC §4 /declare item fields and item rules 1–5, SPEC
-// §1 "What is sent" for items): defaults, headers as written, body
+// What an item stores (docs/api/declare-and-bulk.md, items;
+// docs/concepts.md, what the target receives): defaults, headers as written, body
 // encodings, no Content-Type added, a body even with GET, tags, titles, and
 // the instance snapshot of a recurring item.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

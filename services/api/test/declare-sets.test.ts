@@ -1,4 +1,4 @@
-// SPEC §4 /declare rules 2–10 on the set under a tag: cancellations and
+// docs/api/declare-and-bulk.md on the set under a tag: cancellations and
 // their entries, operation order with mixed kinds, keyless items, queued
 // one-shots, recurring items and their instances, past-dated items and
 // runMissed, matching only among triggers carrying the tag, summary counts.

@@ -1,4 +1,4 @@
-// SPEC §4 /declare "Diff rules": every row of the table with its id column,
+// docs/api/declare-and-bulk.md: every row of the table with its id column,
 // each changedFields name, kind switches and the replacement of a retrying
 // one-shot, through the api against the stored rows.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -86,7 +86,7 @@ describe("one-shot registered or skipped, different", () => {
     expect(revived.scheduledAt.toISOString()).toBe(T2);
   });
 
-  it("reports each changed field by name, in SPEC order", async () => {
+  it("reports each changed field by name, in the documented order", async () => {
     const tag = freshTag();
     await declare(tag, [base]);
     const changes: Array<[Record<string, unknown>, string]> = [

@@ -1,5 +1,5 @@
-// SPEC §7 "Errors without a JSON body", CONTRACT §8 sizes, CONTRACT §9 ops
-// endpoints, and the body-read failure row of the /schedule checks.
+// docs/api/errors.md (empty bodies), sizes in docs/api/README.md, the ops
+// endpoints (docs/operations.md), and the body-read failure row of the /schedule checks.
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApi, type TestApi } from "../../../test/support/api.js";
@@ -58,7 +58,7 @@ describe("errors without a JSON body", () => {
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(res.json()).toEqual({ _tag: "NotFound", message: "Tag policy not found" });
     }
-    // The API key is still checked first (SPEC §7 order).
+    // The API key is still checked first (the check order in docs/api/errors.md).
     expect((await api.call("DELETE", "/tag-policies/%zz", { "ttr-api-key": "nope" })).status).toBe(401);
   });
 
@@ -80,7 +80,7 @@ describe("errors without a JSON body", () => {
   });
 });
 
-describe("operations endpoints (CONTRACT §9)", () => {
+describe("operations endpoints (docs/operations.md)", () => {
   it("413 for a body declared far over the limit: answered at once and the connection closed, the body never read", async () => {
     const { port } = new URL(api.base);
     const declared = 50 * 1024 * 1024;

@@ -1,4 +1,4 @@
-// CONTRACT §4: the monthly quota is exact under concurrent calls.
+// docs/quota.md: the monthly quota is exact under concurrent calls.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startApi, type TestApi } from "../../../test/support/api.js";
 

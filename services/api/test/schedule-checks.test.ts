@@ -1,4 +1,4 @@
-// Every row of SPEC §7 "/schedule checks", in order, each asserting status,
+// Every row of the check order in docs/api/schedule.md, in order, each asserting status,
 // _tag, exact message or empty body, and that nothing was written.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey, revokeApiKey } from "@ttr/db";
@@ -29,7 +29,7 @@ async function rejected(h: Record<string, string>, status: number, tag: string |
   return res;
 }
 
-describe("/schedule check order (SPEC §7)", () => {
+describe("/schedule check order (docs/api/schedule.md)", () => {
   it("400 with an empty body when ttr-api-key is missing", async () => {
     const h = headers();
     delete (h as Record<string, string | undefined>)["ttr-api-key"];
@@ -67,7 +67,7 @@ describe("/schedule check order (SPEC §7)", () => {
     await rejected(headers({ "ttr-api-key": "" }), 401, "Unauthorized", "Invalid api key");
   });
 
-  it("401 Invalid api key for a revoked key (CONTRACT §3)", async () => {
+  it("401 Invalid api key for a revoked key (docs/cli.md)", async () => {
     const { apiKeyId, apiKey } = await createApiKey(api.db, api.projectId);
     expect((await api.call("POST", "/schedule", headers({ "ttr-api-key": apiKey }))).status).toBe(200);
     await revokeApiKey(api.db, apiKeyId);
@@ -148,7 +148,7 @@ describe("/schedule check order (SPEC §7)", () => {
   }
 });
 
-describe("quota (CONTRACT §4)", () => {
+describe("quota (docs/quota.md)", () => {
   it("calls rejected with 400 or 401 use no unit; 404 uses one", async () => {
     const first = (await api.call("POST", "/schedule", headers())).json().monthQuotaRemaining as number;
     await api.call("POST", "/schedule", headers({ "ttr-url": "" }));

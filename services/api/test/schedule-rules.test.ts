@@ -1,4 +1,4 @@
-// SPEC §4 /schedule rules 1–7, the past-dated rule, the stored request and
+// The rules of docs/api/schedule.md, the past-dated rule, the stored request and
 // the response fields.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApi, type TestApi } from "../../../test/support/api.js";
@@ -166,7 +166,7 @@ describe("rule 2: one-shot and recurring replace each other by key", () => {
     expect(instances.every((i) => i.status === "cancelled")).toBe(true);
   });
 
-  it("a recurring trigger edited by ID with another one's key takes the key: one owner per key (SPEC §2)", async () => {
+  it("a recurring trigger edited by ID with another one's key takes the key: one owner per key (docs/concepts.md)", async () => {
     const a = (await schedule({ "ttr-custom-key": "own-a", "ttr-scheduled-at": "cron(0 1 * * *)" })).json();
     const b = (await schedule({ "ttr-custom-key": "own-b", "ttr-scheduled-at": "cron(0 2 * * *)" })).json();
     const res = await schedule({ "ttr-trigger-id": a.triggerId, "ttr-custom-key": "own-b", "ttr-scheduled-at": "cron(0 10 * * *)" });

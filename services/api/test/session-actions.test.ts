@@ -1,5 +1,5 @@
 // POST /triggers/<id>/replay and /retry: Replay now and Retry now
-// (CONTRACT §5, SPEC §3 "completed → queued", SPEC §1 Dead letters 2 and 5).
+// (docs/api/dashboard-api.md; docs/concepts.md: "completed → queued", dead letters).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApi, type TestApi } from "../../../test/support/api.js";
 import { triggerById } from "../../../test/support/rows.js";
@@ -76,7 +76,7 @@ describe("Replay now and Retry now on a completed trigger", () => {
       const rows = await executionsOf(id);
       expect(rows.map((e) => [e.attemptNumber, e.status, e.isDeadLetter])).toEqual([
         [1, "complete", false],
-        [2, "complete", true], // the flag stays after a replay (SPEC §1 Dead letters 5)
+        [2, "complete", true], // the flag stays after a replay (docs/concepts.md, dead letters)
         [3, "planned", false],
       ]);
       expect(rows[2]!.dispatchedAt).toBeNull();

@@ -1,4 +1,4 @@
-// Dashboard sign-in, sessions and their protections (CONTRACT §5).
+// Dashboard sign-in, sessions and their protections (docs/api/dashboard-api.md).
 import { randomBytes, scryptSync } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// GET /executions (CONTRACT §5; SPEC §1 Dead letters 7).
+// GET /executions (docs/api/dashboard-api.md; docs/concepts.md, dead letters).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApi, type TestApi } from "../../../test/support/api.js";
 import { otherProject, seedExecution, seedTrigger, type TestSession } from "../../../test/support/session.js";

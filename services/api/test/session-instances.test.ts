@@ -1,5 +1,5 @@
 // GET /triggers?generatorId=: one recurring trigger's instances, for the
-// dashboard's recurring-trigger page (CONTRACT §5 list rules otherwise).
+// dashboard's recurring-trigger page (docs/api/dashboard-api.md otherwise).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApi, type TestApi } from "../../../test/support/api.js";
 import { instancesOf } from "../../../test/support/rows.js";

@@ -1,4 +1,4 @@
-// GET /project and GET /stats (CONTRACT §4, §5), and project isolation.
+// GET /project and GET /stats (docs/quota.md, docs/api/dashboard-api.md), and project isolation.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApi, type TestApi } from "../../../test/support/api.js";
 import { otherProject, seedExecution, seedTrigger, signIn, type TestSession } from "../../../test/support/session.js";

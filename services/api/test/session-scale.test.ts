@@ -1,4 +1,4 @@
-// The dashboard lists at scale (CONTRACT §5): with 100k triggers and
+// The dashboard lists at scale (docs/api/dashboard-api.md): with 100k triggers and
 // executions in a project, a page reads a number of buffers that follows the
 // page size, not the project size, at the first page and deep down alike.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

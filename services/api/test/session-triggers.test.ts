@@ -1,4 +1,4 @@
-// GET /triggers and GET /triggers/<id> (CONTRACT §5).
+// GET /triggers and GET /triggers/<id> (docs/api/dashboard-api.md).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApi, type TestApi } from "../../../test/support/api.js";
 import { instancesOf } from "../../../test/support/rows.js";

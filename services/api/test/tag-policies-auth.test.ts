@@ -1,4 +1,4 @@
-// /tag-policies credentials (SPEC §5): ttr-api-key, Bearer and a dashboard
+// /tag-policies credentials (docs/api/README.md): ttr-api-key, Bearer and a dashboard
 // session; policies are the project's own; other methods and paths are 404.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "@ttr/db";

@@ -1,4 +1,4 @@
-// /tag-policies: every row of SPEC §7 "/tag-policies checks, in order" and
+// /tag-policies: every row of the check order in docs/api/tag-policies.md and
 // every validation message, and that a refused call writes nothing.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApi, type TestApi } from "../../../test/support/api.js";
@@ -194,7 +194,7 @@ describe("404 Tag policy not found, after the key and before body values", () =>
   });
 });
 
-describe("validation messages (SPEC §7), exact texts", () => {
+describe("validation messages (docs/api/tag-policies.md), exact texts", () => {
   const cases: Array<[string, Record<string, unknown>, string]> = [
     ["1 tag with upper case", { tag: "Upper", maxConcurrent: 1 }, "Invalid tag (only a-z 0-9 _ - allowed, max 50 chars)"],
     ["1 tag empty", { tag: "", maxConcurrent: 1 }, "Invalid tag (only a-z 0-9 _ - allowed, max 50 chars)"],
@@ -268,7 +268,7 @@ describe("validation messages (SPEC §7), exact texts", () => {
     expect((await put(stored.id, { retryStrategy: "fixed", retryInitialDelaySeconds: 0 })).json().tagPolicy).toMatchObject({ retryStrategy: "fixed", retryInitialDelaySeconds: 0 });
   });
 
-  it("413 past 1 MiB (CONTRACT §8)", async () => {
+  it("413 past 1 MiB (docs/api/README.md)", async () => {
     const big = JSON.stringify({ tag: "big", maxConcurrent: 1, pad: "x".repeat(1024 * 1024) });
     const res = await refused(() => post(big));
     expect(res.status).toBe(413);

@@ -1,4 +1,4 @@
-// /tag-policies rules 1–10 (SPEC §4): create and replace, partial PUT,
+// /tag-policies endpoints (docs/api/tag-policies.md): create and replace, partial PUT,
 // rename, delete, the list, rounding and throughput window boundaries.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApi, type TestApi } from "../../../test/support/api.js";
@@ -116,7 +116,7 @@ describe("POST /tag-policies", () => {
   });
 });
 
-describe("throughput windows (SPEC §4 Throughput)", () => {
+describe("throughput windows (docs/api/tag-policies.md, throughput)", () => {
   const windowError = async (throughput: unknown) => (await postRaw({ tag: "win", throughput })).json().message as string;
 
   it("30 days at rate 1 is the longest window; 31 days is refused", async () => {

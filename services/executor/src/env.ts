@@ -1,8 +1,10 @@
 import Joi from "joi";
 import { type CommonEnv, commonEnv, readEnv } from "@ttr/platform";
+import { parseSubnet, type Subnet } from "./net-guard.js";
 
 export interface ExecutorEnv extends CommonEnv {
   TTR_BLOCK_PRIVATE_NETWORKS: boolean;
+  TTR_ALLOW_NETWORKS: readonly Subnet[];
   EXECUTOR_CONCURRENCY: number;
   EXECUTOR_SHUTDOWN_GRACE_SECONDS: number;
   METRICS_PORT: number;
@@ -14,8 +16,13 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env): ExecutorEnv {
   return readEnv<ExecutorEnv>(
     Joi.object({
       ...commonEnv,
-      /** refuse targets on loopback, private and link-local addresses (CONTRACT §8) */
+      /** refuse targets on loopback, private, link-local and other non-public addresses */
       TTR_BLOCK_PRIVATE_NETWORKS: Joi.boolean().truthy("1").falsy("0").default(false),
+      /**
+       * comma-separated CIDR ranges let through that block, checked on the
+       * address connected to like the block itself: `10.20.0.0/16,fd00:1::/64`
+       */
+      TTR_ALLOW_NETWORKS: Joi.string().empty("").custom(subnetList).default([]),
       /** attempts in flight at once in this process */
       EXECUTOR_CONCURRENCY: Joi.number().integer().min(1).max(2000).default(100),
       /** on SIGTERM, how long in-flight attempts may take before the process exits anyway */
@@ -33,4 +40,16 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env): ExecutorEnv {
     }),
     env,
   );
+}
+
+/** `10.20.0.0/16, fd00:1::/64` as subnets; empty entries (a trailing comma) are skipped. */
+function subnetList(value: string): Subnet[] {
+  const subnets: Subnet[] = [];
+  for (const entry of value.split(",").map((e) => e.trim())) {
+    if (entry === "") continue;
+    const subnet = parseSubnet(entry);
+    if (subnet === null) throw new Error(`"${entry}" is not a CIDR range such as 10.20.0.0/16, 127.0.0.2/32 or fd00:1::/64`);
+    subnets.push(subnet);
+  }
+  return subnets;
 }

@@ -1,15 +1,25 @@
 // Starts an executor: a BullMQ worker sending attempts, plus health and
-// metrics. Scale by running more processes (CONTRACT §9).
+// metrics. Scale by running more processes: they share nothing but Redis and
+// PostgreSQL.
 import { Worker } from "bullmq";
 import { ATTEMPT_QUEUE } from "@ttr/core";
 import { createPgRunner } from "@ttr/db";
 import { createLogger, createRedis, createRegistry, OutageLog, RepeatLog, redisPing, startOpsServer, within } from "@ttr/platform";
-import { loadEnv } from "./env.js";
+import { type ExecutorEnv, loadEnv } from "./env.js";
 import { createMetrics } from "./metrics.js";
+import { formatSubnet } from "./net-guard.js";
 import { destroyAgents } from "./send.js";
 import { attemptBatches, processAttempt } from "./worker.js";
 
-const env = loadEnv();
+let env: ExecutorEnv;
+try {
+  env = loadEnv();
+} catch (err) {
+  // A configuration that cannot be right (a malformed TTR_ALLOW_NETWORKS
+  // range, say) stops the process at once, with one JSON line saying why.
+  createLogger("executor").error("executor not started", { error: (err as Error).message });
+  process.exit(1);
+}
 const log = createLogger("executor", env.LOG_LEVEL);
 // Its statements (start and finish of attempts) name one day each, pruned while planning: see customPlans.
 const db = createPgRunner(env.DATABASE_URL, { max: env.DB_POOL_SIZE, applicationName: "ttr-executor", customPlans: true });
@@ -19,7 +29,7 @@ const metrics = createMetrics(registry);
 const deps = { env, db, batches: attemptBatches(db, env, metrics), redis, log, metrics, dbOutage: new OutageLog(log, "postgres", { connection: "ttr-executor" }) };
 
 // maxStalledCount 0: a job whose worker died mid-attempt is failed, never run
-// again (SPEC §1 Lost attempts 1); the reaper closes its execution.
+// again (docs/concepts.md, lost attempts); the reaper closes its execution.
 const worker = new Worker(ATTEMPT_QUEUE, (job) => processAttempt(deps, job.data), {
   connection: redis,
   prefix: env.TTR_REDIS_PREFIX,
@@ -38,7 +48,12 @@ worker.on("error", (err) => (/Missing (key|lock) for job/.test(err.message) ? va
 worker.on("ready", () => workerOutage.recovered());
 
 const ops = await startOpsServer(env.METRICS_PORT, registry, { postgres: () => db.ping(), redis: () => redisPing(redis) });
-log.info("executor started", { metricsPort: env.METRICS_PORT, concurrency: env.EXECUTOR_CONCURRENCY });
+log.info("executor started", {
+  metricsPort: env.METRICS_PORT,
+  concurrency: env.EXECUTOR_CONCURRENCY,
+  blockPrivateNetworks: env.TTR_BLOCK_PRIVATE_NETWORKS,
+  allowNetworks: env.TTR_ALLOW_NETWORKS.map(formatSubnet),
+});
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {

@@ -1,8 +1,9 @@
-// Which addresses an attempt may connect to (CONTRACT §8,
-// TTR_BLOCK_PRIVATE_NETWORKS) and the process-wide keep-alive agents.
+// Which addresses an attempt may connect to (TTR_BLOCK_PRIVATE_NETWORKS, with
+// the ranges TTR_ALLOW_NETWORKS lets through it) and the process-wide
+// keep-alive agents.
 //
-// The check is made on the address actually connected to, so DNS rebinding
-// cannot slip past it:
+// The check, exceptions included, is made on the address actually connected
+// to, so DNS rebinding cannot slip past it:
 //   - a hostname goes through `vettedLookup`, the only resolver the guarded
 //     agents use; addresses that fail the check are dropped before net.connect
 //     sees them;
@@ -63,17 +64,59 @@ const blockList = new net.BlockList();
 for (const [prefix, bits] of IPV4_BLOCKED) blockList.addSubnet(prefix, bits, "ipv4");
 for (const [prefix, bits] of IPV6_BLOCKED) blockList.addSubnet(prefix, bits, "ipv6");
 
-/** True when an attempt must not connect to `address`. Anything that is not an IP address is refused. */
-export function isBlockedAddress(address: string): boolean {
-  const zone = address.indexOf("%");
-  const ip = zone === -1 ? address : address.slice(0, zone);
-  const family = net.isIP(ip);
-  if (family === 4) return blockList.check(ip, "ipv4");
-  if (family !== 6) return true;
-  // The well-known NAT64 prefix reaches whatever IPv4 address it embeds
-  // (IPv6-only clusters with DNS64 see every IPv4 target this way).
-  const embedded = nat64Embedded(ip);
-  return embedded === null ? blockList.check(ip, "ipv6") : blockList.check(embedded, "ipv4");
+/** A range of addresses in CIDR notation: `10.20.0.0/16`, `fd00:1::/64`, `127.0.0.2/32`. */
+export interface Subnet {
+  address: string;
+  prefix: number;
+  family: "ipv4" | "ipv6";
+}
+
+/**
+ * Reads one CIDR range; null when `text` is not one. The prefix length is
+ * required (`10.1.2.3/32` for a single address); bits past it are ignored, as
+ * routers do. No zone index (`fe80::1%eth0`): a range is not tied to an interface.
+ */
+export function parseSubnet(text: string): Subnet | null {
+  const match = /^([^/%\s]+)\/(\d{1,3})$/.exec(text);
+  if (!match) return null;
+  const address = match[1]!;
+  const prefix = Number(match[2]);
+  const family = net.isIP(address);
+  if (family === 4 && prefix <= 32) return { address, prefix, family: "ipv4" };
+  if (family === 6 && prefix <= 128) return { address, prefix, family: "ipv6" };
+  return null;
+}
+
+export function formatSubnet(subnet: Subnet): string {
+  return `${subnet.address}/${subnet.prefix}`;
+}
+
+/**
+ * The block with its exceptions. BlockList matches IPv4-mapped IPv6
+ * addresses (::ffff:a.b.c.d) against IPv4 ranges and the other way round,
+ * so `127.0.0.2/32` and `::ffff:127.0.0.2/128` allow the same address.
+ */
+class AddressPolicy {
+  private readonly allowed = new net.BlockList();
+
+  constructor(allow: readonly Subnet[]) {
+    for (const s of allow) this.allowed.addSubnet(s.address, s.prefix, s.family);
+  }
+
+  /** True when an attempt must not connect to `address`. Anything that is not an IP address is refused. */
+  isBlocked(address: string): boolean {
+    const zone = address.indexOf("%");
+    const ip = zone === -1 ? address : address.slice(0, zone);
+    const family = net.isIP(ip);
+    if (family === 4) return blockList.check(ip, "ipv4") && !this.allowed.check(ip, "ipv4");
+    if (family !== 6) return true;
+    // The well-known NAT64 prefix reaches whatever IPv4 address it embeds
+    // (IPv6-only clusters with DNS64 see every IPv4 target this way): it is
+    // judged as that address, and allowed as either form.
+    const embedded = nat64Embedded(ip);
+    if (embedded === null) return blockList.check(ip, "ipv6") && !this.allowed.check(ip, "ipv6");
+    return blockList.check(embedded, "ipv4") && !this.allowed.check(embedded, "ipv4") && !this.allowed.check(ip, "ipv6");
+  }
 }
 
 /** The IPv4 address inside 64:ff9b::/96, or null for any other IPv6 address. */
@@ -115,28 +158,31 @@ function blockedError(target: string): NodeJS.ErrnoException {
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
+type Lookup = (hostname: string, options: dns.LookupOptions, callback: LookupCallback) => void;
 
-/** dns.lookup that only ever yields public addresses (mixed answers keep their public part). */
-export function vettedLookup(hostname: string, options: dns.LookupOptions, callback: LookupCallback): void {
-  dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-    if (err) return callback(err, "");
-    const allowed = addresses.filter((a) => !isBlockedAddress(a.address));
-    const first = allowed[0];
-    if (first === undefined) return callback(blockedError(hostname), "");
-    if (options.all) return callback(null, allowed);
-    callback(null, first.address, first.family);
-  });
+/** dns.lookup that only ever yields addresses `policy` lets through (mixed answers keep their allowed part). */
+function vetted(policy: AddressPolicy): Lookup {
+  return (hostname, options, callback) =>
+    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, "");
+      const allowed = addresses.filter((a) => !policy.isBlocked(a.address));
+      const first = allowed[0];
+      if (first === undefined) return callback(blockedError(hostname), "");
+      if (options.all) return callback(null, allowed);
+      callback(null, first.address, first.family);
+    });
 }
 
 type ConnectionCallback = (err: Error | null, stream: Duplex) => void;
 
 /** Refuses IP literals up front and re-checks the peer on connect; see the file header. */
 function guarded(
+  policy: AddressPolicy,
   host: string | null | undefined,
   callback: ConnectionCallback | undefined,
   connect: () => Duplex | null | undefined,
 ): Duplex | null | undefined {
-  if (host && net.isIP(host) !== 0 && isBlockedAddress(host)) {
+  if (host && net.isIP(host) !== 0 && policy.isBlocked(host)) {
     // Agent.createSocket accepts a socket or an error through the callback.
     callback?.(blockedError(host), undefined as unknown as Duplex);
     return undefined;
@@ -145,21 +191,35 @@ function guarded(
   if (socket instanceof net.Socket) {
     socket.prependOnceListener("connect", () => {
       const peer = socket.remoteAddress;
-      if (peer === undefined || isBlockedAddress(peer)) socket.destroy(blockedError(peer ?? "unknown peer"));
+      if (peer === undefined || policy.isBlocked(peer)) socket.destroy(blockedError(peer ?? "unknown peer"));
     });
   }
   return socket;
 }
 
 class GuardedHttpAgent extends http.Agent {
+  constructor(
+    private readonly policy: AddressPolicy,
+    options: http.AgentOptions,
+  ) {
+    super(options);
+  }
+
   override createConnection(options: http.ClientRequestArgs, callback?: ConnectionCallback) {
-    return guarded(options.host, callback, () => super.createConnection(options, callback));
+    return guarded(this.policy, options.host, callback, () => super.createConnection(options, callback));
   }
 }
 
 class GuardedHttpsAgent extends https.Agent {
+  constructor(
+    private readonly policy: AddressPolicy,
+    options: https.AgentOptions,
+  ) {
+    super(options);
+  }
+
   override createConnection(options: https.RequestOptions, callback?: ConnectionCallback) {
-    return guarded(options.host, callback, () => super.createConnection(options, callback));
+    return guarded(this.policy, options.host, callback, () => super.createConnection(options, callback));
   }
 }
 
@@ -169,22 +229,54 @@ class GuardedHttpsAgent extends https.Agent {
  * target is closing at that moment (which would surface as a Transport error).
  */
 const AGENT_OPTIONS: http.AgentOptions = { keepAlive: true, timeout: 4_000, scheduling: "lifo" };
-const GUARDED_OPTIONS: http.AgentOptions = { ...AGENT_OPTIONS, lookup: vettedLookup };
 
 export interface AgentPair {
   http: http.Agent;
   https: https.Agent;
 }
 
+interface Guard {
+  policy: AddressPolicy;
+  lookup: Lookup;
+  agents: AgentPair;
+}
+
+/** One guard per distinct allow list, made on first use: an executor uses one, tests a few. */
+const guards = new Map<string, Guard>();
+
+function guardOf(allow: readonly Subnet[]): Guard {
+  const key = allow.map(formatSubnet).join(",");
+  let guard = guards.get(key);
+  if (guard === undefined) {
+    const policy = new AddressPolicy(allow);
+    const lookup = vetted(policy);
+    const options = { ...AGENT_OPTIONS, lookup };
+    guard = { policy, lookup, agents: { http: new GuardedHttpAgent(policy, options), https: new GuardedHttpsAgent(policy, options) } };
+    guards.set(key, guard);
+  }
+  return guard;
+}
+
+/** True when an attempt must not connect to `address`, `allow` being the ranges let through. */
+export function isBlockedAddress(address: string, allow: readonly Subnet[] = []): boolean {
+  return guardOf(allow).policy.isBlocked(address);
+}
+
+/** The guarded agents' resolver: dns.lookup keeping only the addresses an attempt may connect to. */
+export function vettedLookup(hostname: string, options: dns.LookupOptions, callback: LookupCallback, allow: readonly Subnet[] = []): void {
+  guardOf(allow).lookup(hostname, options, callback);
+}
+
 export const openAgents: AgentPair = { http: new http.Agent(AGENT_OPTIONS), https: new https.Agent(AGENT_OPTIONS) };
-export const guardedAgents: AgentPair = {
-  http: new GuardedHttpAgent(GUARDED_OPTIONS),
-  https: new GuardedHttpsAgent(GUARDED_OPTIONS),
-};
+
+/** Keep-alive agents that refuse blocked addresses, `allow` being the ranges let through. */
+export function guardedAgents(allow: readonly Subnet[] = []): AgentPair {
+  return guardOf(allow).agents;
+}
 
 /** Closes every pooled socket (process shutdown, end of a test file). */
 export function destroyAgents(): void {
-  for (const pair of [openAgents, guardedAgents]) {
+  for (const pair of [openAgents, ...[...guards.values()].map((g) => g.agents)]) {
     pair.http.destroy();
     pair.https.destroy();
   }

@@ -1,18 +1,18 @@
 // What one attempt produced, and the one place it is classified
-// (SPEC §1 "How a trigger fires", outcomes table; STYLE habit 4).
+// (docs/concepts.md, how a trigger fires).
 
 export type AttemptResult =
   /** A status line and headers arrived and the body was read to its end or to the 10 MB cap. */
   | { kind: "response"; status: number; headers: Record<string, string>; body: string; size: number }
   /**
-   * No recordable response: errorMessage is one of the SPEC §2 errorMessage
+   * No recordable response: errorMessage is one of the errorMessage (docs/concepts.md)
    * values (Transport, InvalidUrl, Decode, timeout).
    */
   | { kind: "network"; errorMessage: string; timedOut: boolean }
   /**
    * The response cannot be recorded: a zero byte within the first 10,240
-   * body bytes (SPEC §1 Response recording 2–3), or the body was still
-   * arriving at timeout + 30 s (SPEC §1 Timeouts 4). Either way the
+   * body bytes (docs/concepts.md, how an attempt is recorded), or the body was still
+   * arriving at timeout + 30 s (docs/concepts.md, timeouts). Either way the
    * execution stays `started` until the reaper closes it as Executor died.
    */
   | { kind: "unrecordable" };
@@ -24,7 +24,7 @@ export function classify(r: AttemptResult): Outcome {
     case "response":
       return r.status >= 200 && r.status <= 299 ? "success" : "http_failure";
     case "network":
-      // A timeout is a network failure for every retryOn value (SPEC §1 Timeouts 5).
+      // A timeout is a network failure for every retryOn value (docs/concepts.md, timeouts).
       return "network_failure";
     case "unrecordable":
       return "unrecordable";
@@ -35,10 +35,20 @@ export function classify(r: AttemptResult): Outcome {
   }
 }
 
-/** The SPEC §2 errorMessage values an attempt can produce itself. */
+/**
+ * The URL as an error message shows it: user and password (`//user:pass@`)
+ * become `***`, so credentials in a target URL are not copied into every
+ * failed attempt's stored message. Read from the text itself, since an
+ * InvalidUrl error's URL does not parse.
+ */
+export function withoutCredentials(url: string): string {
+  return url.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^/?#]*@/, "$1***@");
+}
+
+/** The errorMessage values (docs/concepts.md) an attempt can produce itself. */
 export const errorMessages = {
-  transport: (method: string, url: string) => `Transport error (${method} ${url})`,
-  invalidUrl: (method: string, url: string) => `InvalidUrl error (${method} ${url})`,
-  decode: (status: number, method: string, url: string) => `Decode error (${status} ${method} ${url})`,
+  transport: (method: string, url: string) => `Transport error (${method} ${withoutCredentials(url)})`,
+  invalidUrl: (method: string, url: string) => `InvalidUrl error (${method} ${withoutCredentials(url)})`,
+  decode: (status: number, method: string, url: string) => `Decode error (${status} ${method} ${withoutCredentials(url)})`,
   timeout: (seconds: number) => `{"errorMessage":"Request timed out after ${seconds}s"}`,
 };

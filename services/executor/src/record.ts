@@ -1,11 +1,11 @@
 // What an attempt's result becomes in its execution row, and whether it is
-// retried (SPEC §2 Execution, SPEC §1 Dead letters, SPEC §4 Retries). The
+// retried (docs/concepts.md, dead letters, docs/api/tag-policies.md, retries). The
 // retry settings are the ones read when the attempt started.
 import { failureKind, mergeRetry, nextRetryDelay } from "@ttr/core";
 import type { AttemptRecord, StartedAttempt } from "@ttr/db";
 import { type AttemptResult, classify } from "./send.js";
 
-/** null: the response cannot be recorded and the attempt stays open for the reaper (SPEC §1 Response recording 3). */
+/** null: the response cannot be recorded and the attempt stays open for the reaper (docs/concepts.md, how an attempt is recorded). */
 export function recordOf(started: StartedAttempt, result: AttemptResult, completedAt: Date, random: () => number = Math.random): AttemptRecord | null {
   const outcome = classify(result);
   switch (outcome) {

@@ -1,7 +1,7 @@
-// One HTTP attempt of a stored request: what goes on the wire (SPEC §1 "What
-// is sent"), the timeout (SPEC §1 Timeouts), what is kept of the response
-// (SPEC §1 Response recording, SPEC §2 Execution fields) and the errorMessage
-// of each failure (SPEC §2 errorMessage values). Classification is in
+// One HTTP attempt of a stored request: what goes on the wire (docs/concepts.md, what the target
+// receives), the timeout (docs/concepts.md, timeouts), what is kept of the response
+// (docs/concepts.md, how an attempt is recorded) and the errorMessage
+// of each failure (same section). Classification is in
 // outcome.ts, address vetting and the agents in net-guard.ts.
 //
 // The request is written by our own `request` function with a raw header
@@ -15,7 +15,7 @@ import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
 import type { Duplex } from "node:stream";
 import got, { type Got, type Method, type RequestFunction } from "got";
-import { type AgentPair, guardedAgents, openAgents } from "./net-guard.js";
+import { type AgentPair, guardedAgents, openAgents, type Subnet } from "./net-guard.js";
 import { type AttemptResult, errorMessages } from "./outcome.js";
 
 export { destroyAgents, isBlockedAddress } from "./net-guard.js";
@@ -35,23 +35,25 @@ export interface OutgoingRequest {
 
 export interface SendOptions {
   timeoutSeconds: number;
-  /** CONTRACT §8 TTR_BLOCK_PRIVATE_NETWORKS. */
+  /** TTR_BLOCK_PRIVATE_NETWORKS: refuse loopback, private, link-local and other non-public addresses. */
   blockPrivateNetworks: boolean;
+  /** TTR_ALLOW_NETWORKS: ranges let through that block. Default none. */
+  allowNetworks?: readonly Subnet[];
   /**
    * How long past the timeout the body may keep arriving before the attempt
-   * is given up as unrecordable, matching the reaper's grace (SPEC §1
-   * Timeouts 4). Default 30.
+   * is given up as unrecordable, matching the reaper's grace (docs/concepts.md,
+   * timeouts). Default 30.
    */
   reapGraceSeconds?: number;
   /** Abandons the attempt (process shutdown): the promise rejects with the signal's reason and nothing is to be recorded. */
   signal?: AbortSignal;
 }
 
-/** Bytes of the body that are kept and decoded (SPEC §1 Response recording 1). */
+/** Bytes of the body that are kept and decoded (docs/concepts.md, how an attempt is recorded). */
 const KEPT_BYTES = 10_240;
-/** Body reading stops here, and responseSize says "10 MB or more" (SPEC §1 Timeouts 3, §2 responseSize). */
+/** Body reading stops here, and responseSize says "10 MB or more" (docs/concepts.md, timeouts). */
 const MAX_BODY_BYTES = 10_485_760;
-/** After the timeout the body may keep arriving this long before the reaper may close the attempt (SPEC §1 Timeouts 4). */
+/** After the timeout the body may keep arriving this long before the reaper may close the attempt (docs/concepts.md, timeouts). */
 const DEFAULT_REAP_GRACE_SECONDS = 30;
 /** Methods that get no `Content-Length: 0` when the trigger has no body. */
 const BODYLESS_METHODS = new Set(["GET", "HEAD", "OPTIONS", "DELETE", "TRACE"]);
@@ -62,13 +64,13 @@ const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
 // The agent is picked by rawRequest, below.
 const client: Got = got.extend({
   http2: false,
-  decompress: false, // bodies are recorded as received (SPEC §1 Response recording 1, 4)
+  decompress: false, // bodies are recorded as received (docs/concepts.md, how an attempt is recorded)
   followRedirect: false, // a 3xx is an HTTP failure; its Location is never requested
   throwHttpErrors: false,
   retry: { limit: 0 }, // retries are the scheduler's, per tag policy
 });
 
-// Tracing headers are new on every attempt (SPEC §1 rule 6). Random bytes are
+// Tracing headers are new on every attempt (docs/concepts.md). Random bytes are
 // drawn in blocks: one randomFillSync per 256 attempts instead of one each.
 const TRACE_BYTES = 24;
 const randomPool = Buffer.allocUnsafe(TRACE_BYTES * 256);
@@ -95,7 +97,7 @@ function newTraceIds(): { traceId: string; spanId: string } {
  * The header lines of one attempt, flat (name, value, name, value…) in wire
  * order: Host first, then the stored headers, then traceparent and b3 (any
  * stored ones are replaced), then Content-Length. Null when an item's
- * headers make the attempt a Transport error (SPEC §1 "What is sent").
+ * headers make the attempt a Transport error (docs/concepts.md, what the target receives).
  */
 function wireHeaders(req: OutgoingRequest, url: URL): string[] | null {
   const item = req.source === "item";
@@ -175,7 +177,7 @@ function rawRequest(method: string, headers: string[], agents: AgentPair, onUpgr
   };
 }
 
-/** Lowercase names, repeated headers joined with `, ` (SPEC §2 responseHeaders), from the raw lines. */
+/** Lowercase names, repeated headers joined with `, ` (docs/concepts.md), from the raw lines. */
 function responseHeaders(raw: string[]): Record<string, string> {
   const joined = new Map<string, string>();
   for (let i = 0; i + 1 < raw.length; i += 2) {
@@ -203,7 +205,7 @@ export function sendAttempt(req: OutgoingRequest, opts: SendOptions): Promise<At
   try {
     url = new URL(req.url);
   } catch {
-    // Only items can hold a URL that does not parse (SPEC §2 errorMessage values).
+    // Only items can hold a URL that does not parse (docs/concepts.md).
     const message = req.source === "item" ? errorMessages.invalidUrl : errorMessages.transport;
     return Promise.resolve(networkFailure(message(req.method, req.url)));
   }
@@ -230,7 +232,7 @@ function attempt(
   let kept = 0;
   const keptChunks: Buffer[] = [];
 
-  const agents = opts.blockPrivateNetworks ? guardedAgents : openAgents;
+  const agents = opts.blockPrivateNetworks ? guardedAgents(opts.allowNetworks) : openAgents;
   // got only uses the method for its own bookkeeping; rawRequest sends it verbatim.
   const upgraded = (response: IncomingMessage) => {
     settle({ kind: "response", status: response.statusCode ?? 101, headers: responseHeaders(response.rawHeaders), body: "", size: 0 });
@@ -239,7 +241,7 @@ function attempt(
   const stream = client.stream(url, { method: method as Method, request: rawRequest(method, headers, agents, upgraded) });
 
   // One deadline covers connecting, sending and waiting for status and
-  // headers, not the body (SPEC §1 Timeouts 2). A timer that destroys the
+  // headers, not the body (docs/concepts.md, timeouts). A timer that destroys the
   // stream does what an AbortController would, with nothing to allocate.
   let timer = setTimeout(() => {
     settle(networkFailure(errorMessages.timeout(timeoutSeconds), true));
@@ -263,7 +265,7 @@ function attempt(
 
   function failure(): AttemptResult {
     // Before status and headers: no response at all. After: the body broke,
-    // even under a 2xx status (SPEC §1 outcomes table, Network failure row).
+    // even under a 2xx status (docs/concepts.md: a network failure).
     return networkFailure(
       status === 0 ? errorMessages.transport(method, req.url) : errorMessages.decode(status, method, req.url),
     );
@@ -292,8 +294,8 @@ function attempt(
     size += chunk.length;
     if (kept < KEPT_BYTES) {
       const part = chunk.length <= KEPT_BYTES - kept ? chunk : chunk.subarray(0, KEPT_BYTES - kept);
-      // A zero byte means the response cannot be recorded (SPEC §1 Response
-      // recording 2). Nothing more of it is needed, so the connection is
+      // A zero byte means the response cannot be recorded (docs/concepts.md,
+      // how an attempt is recorded). Nothing more of it is needed, so the connection is
       // dropped rather than drained.
       if (part.indexOf(0) !== -1) {
         settle(UNRECORDABLE);

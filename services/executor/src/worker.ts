@@ -115,7 +115,12 @@ export async function processAttempt(deps: WorkerDeps, data: unknown): Promise<v
   try {
     result = await sendAttempt(
       { method: started.method, url: started.url, headers: started.headers, body: started.body, source: started.source },
-      { timeoutSeconds: started.timeoutSeconds, blockPrivateNetworks: deps.env.TTR_BLOCK_PRIVATE_NETWORKS, reapGraceSeconds: deps.env.TTR_REAP_GRACE_SECONDS },
+      {
+        timeoutSeconds: started.timeoutSeconds,
+        blockPrivateNetworks: deps.env.TTR_BLOCK_PRIVATE_NETWORKS,
+        allowNetworks: deps.env.TTR_ALLOW_NETWORKS,
+        reapGraceSeconds: deps.env.TTR_REAP_GRACE_SECONDS,
+      },
     );
   } finally {
     deps.metrics.inFlight.dec();

@@ -1,9 +1,13 @@
-// CONTRACT §8 TTR_BLOCK_PRIVATE_NETWORKS: which addresses are refused, and
-// that a blocked attempt is a Transport error that never reaches the target.
-import { describe, expect, it } from "vitest";
-import { vettedLookup } from "../src/net-guard.js";
+// TTR_BLOCK_PRIVATE_NETWORKS: which addresses are refused, and that a blocked
+// attempt is a Transport error that never reaches the target; and
+// TTR_ALLOW_NETWORKS, the ranges let through, judged on the same address.
+import type dns from "node:dns";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadEnv } from "../src/env.js";
+import { parseSubnet, type Subnet, vettedLookup } from "../src/net-guard.js";
 import { classify, isBlockedAddress, sendAttempt } from "../src/send.js";
 import { target, useTarget } from "./send-support.js";
+import { startTarget, type Target } from "./target-server.js";
 
 describe("isBlockedAddress", () => {
   it.each([
@@ -113,5 +117,127 @@ describe("attempts with blockPrivateNetworks", () => {
     // A keep-alive socket to 127.0.0.1 now idles in the open pool; the guarded one must not use it.
     expect((await attempt(`http://127.0.0.1:${target.port}/`, true)).kind).toBe("network");
     expect(target.received).toHaveLength(1);
+  });
+});
+
+const subnets = (...cidrs: string[]): Subnet[] => cidrs.map((c) => parseSubnet(c)!);
+
+describe("parseSubnet", () => {
+  it.each([
+    ["10.20.0.0/16", { address: "10.20.0.0", prefix: 16, family: "ipv4" }],
+    ["127.0.0.2/32", { address: "127.0.0.2", prefix: 32, family: "ipv4" }],
+    ["0.0.0.0/0", { address: "0.0.0.0", prefix: 0, family: "ipv4" }],
+    ["fd00:1::/64", { address: "fd00:1::", prefix: 64, family: "ipv6" }],
+    ["::ffff:127.0.0.2/128", { address: "::ffff:127.0.0.2", prefix: 128, family: "ipv6" }],
+  ])("reads %s", (text, subnet) => {
+    expect(parseSubnet(text)).toEqual(subnet);
+  });
+
+  it.each(["10.0.0.1", "10.0.0.0/33", "::/129", "10.0.0/8", "010.0.0.0/8", "fe80::1%eth0/64", "host.example/32", "10.0.0.0/-1", "10.0.0.0/", "/8", " 10.0.0.0/8", ""])(
+    "refuses %j",
+    (text) => {
+      expect(parseSubnet(text)).toBeNull();
+    },
+  );
+});
+
+describe("TTR_ALLOW_NETWORKS in the executor's configuration", () => {
+  const base = { DATABASE_URL: "postgresql://127.0.0.1/x", REDIS_URL: "redis://127.0.0.1:6379" };
+
+  it("is empty by default, and a comma-separated list of ranges otherwise", () => {
+    expect(loadEnv(base).TTR_ALLOW_NETWORKS).toEqual([]);
+    expect(loadEnv({ ...base, TTR_ALLOW_NETWORKS: "" }).TTR_ALLOW_NETWORKS).toEqual([]);
+    expect(loadEnv({ ...base, TTR_ALLOW_NETWORKS: "10.20.0.0/16, fd00:1::/64," }).TTR_ALLOW_NETWORKS).toEqual(subnets("10.20.0.0/16", "fd00:1::/64"));
+  });
+
+  it.each(["10.20.0.1", "10.20.0.0/16,300.1.0.0/16", "fd00::/200", "internal.example/24"])("refuses %j, naming the variable and the entry", (value) => {
+    const bad = value.split(",").at(-1)!;
+    expect(() => loadEnv({ ...base, TTR_ALLOW_NETWORKS: value })).toThrow(`"TTR_ALLOW_NETWORKS" failed custom validation because "${bad}" is not a CIDR range`);
+  });
+});
+
+describe("isBlockedAddress with allowed ranges", () => {
+  it.each([
+    ["127.0.0.2/32", "127.0.0.2"],
+    ["127.0.0.2/32", "::ffff:127.0.0.2"],
+    ["127.0.0.2/32", "::ffff:7f00:2"],
+    ["127.0.0.2/32", "64:ff9b::7f00:2"],
+    ["::ffff:127.0.0.2/128", "127.0.0.2"],
+    ["10.20.0.0/16", "10.20.255.1"],
+    ["169.254.169.254/32", "169.254.169.254"],
+    ["fd00:1::/64", "fd00:1::5"],
+    ["::1/128", "::1"],
+    ["fe80::/10", "fe80::1%eth0"],
+  ])("%s lets %s through", (cidr, address) => {
+    expect(isBlockedAddress(address)).toBe(true);
+    expect(isBlockedAddress(address, subnets(cidr))).toBe(false);
+  });
+
+  it.each([
+    ["127.0.0.2/32", "127.0.0.3"],
+    ["127.0.0.2/32", "::ffff:127.0.0.3"],
+    ["127.0.0.2/32", "127.0.0.1"],
+    ["127.0.0.2/32", "::1"],
+    ["10.20.0.0/16", "10.21.0.1"],
+    ["fd00:1::/64", "fd00:2::1"],
+    ["0.0.0.0/0", "not-an-address"],
+  ])("%s still blocks %s", (cidr, address) => {
+    expect(isBlockedAddress(address, subnets(cidr))).toBe(true);
+  });
+
+  it("keeps public addresses allowed", () => {
+    expect(isBlockedAddress("8.8.8.8", subnets("10.0.0.0/8"))).toBe(false);
+  });
+
+  it("lets a hostname through only by its allowed addresses", async () => {
+    const lookup = (all: boolean, allow: Subnet[]) =>
+      new Promise<{ err: NodeJS.ErrnoException | null; address: string | dns.LookupAddress[] }>((resolve) =>
+        vettedLookup("localhost", { all }, (err, address) => resolve({ err, address }), allow),
+      );
+    expect((await lookup(false, subnets("127.0.0.1/32"))).address).toBe("127.0.0.1");
+    expect((await lookup(true, subnets("127.0.0.1/32"))).address).toEqual([{ address: "127.0.0.1", family: 4 }]);
+    expect((await lookup(false, subnets("127.0.0.2/32"))).err?.code).toBe("EBLOCKED");
+  });
+});
+
+describe("attempts with blockPrivateNetworks and allowed ranges, through real HTTP", () => {
+  // Two loopback targets: 127.0.0.2 is allowed, 127.0.0.3 is not (both are blocked ranges).
+  let allowedTarget: Target;
+  let otherTarget: Target;
+  beforeAll(async () => {
+    allowedTarget = await startTarget("127.0.0.2");
+    otherTarget = await startTarget("127.0.0.3");
+  });
+  afterAll(async () => {
+    await allowedTarget.close();
+    await otherTarget.close();
+  });
+
+  const attempt = (url: string, allow: string[]) =>
+    sendAttempt({ method: "POST", url, headers: [], body: null, source: "schedule" }, { timeoutSeconds: 5, blockPrivateNetworks: true, allowNetworks: subnets(...allow) });
+
+  it.each([
+    ["127.0.0.2/32", "127.0.0.2"],
+    ["127.0.0.2/32", "[::ffff:127.0.0.2]"],
+    ["::ffff:127.0.0.2/128", "127.0.0.2"],
+    ["127.0.0.0/30", "127.0.0.2"],
+  ])("with %s, reaches http://%s", async (cidr, host) => {
+    allowedTarget.received.length = 0;
+    const r = await attempt(`http://${host}:${allowedTarget.port}/in`, [cidr]);
+    expect(classify(r)).toBe("success");
+    expect(allowedTarget.received.map((x) => x.url)).toEqual(["/in"]);
+  });
+
+  it.each([
+    ["127.0.0.2/32", "127.0.0.3"],
+    ["127.0.0.2/32", "[::ffff:127.0.0.3]"],
+    ["127.0.0.2/32", "[::ffff:7f00:3]"],
+    ["::ffff:127.0.0.2/128", "127.0.0.3"],
+  ])("with %s, refuses http://%s as a Transport error; that target receives nothing", async (cidr, host) => {
+    const url = `http://${host}:${otherTarget.port}/out`;
+    const r = await attempt(url, [cidr]);
+    expect(r).toEqual({ kind: "network", errorMessage: `Transport error (POST ${url})`, timedOut: false });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(otherTarget.received).toHaveLength(0);
   });
 });

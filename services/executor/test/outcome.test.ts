@@ -1,5 +1,5 @@
-// STYLE habit 4: every attempt result maps to exactly one outcome
-// (SPEC §1 "How a trigger fires", outcomes table; Timeouts 5; Response recording 3).
+// Every attempt result maps to exactly one outcome
+// (docs/concepts.md: outcomes, timeouts, responses that cannot be recorded).
 import { describe, expect, it } from "vitest";
 import { type AttemptResult, classify, type Outcome } from "../src/outcome.js";
 

@@ -1,6 +1,7 @@
 // One attempt against a real target on 127.0.0.1: every outcome with its
 // errorMessage, the timeout, what is kept of the response, and cancellation.
 import { describe, expect, it } from "vitest";
+import { withoutCredentials } from "../src/outcome.js";
 import { classify } from "../src/send.js";
 import { response, send, target, useTarget } from "./send-support.js";
 import { closedPort } from "./target-server.js";
@@ -42,6 +43,16 @@ describe("outcomes", () => {
       errorMessage: `Transport error (POST ${url})`,
       timedOut: false,
     });
+  });
+
+  it("keeps credentials in the target URL out of the error message", async () => {
+    const port = await closedPort();
+    const r = await send({ url: `http://admin:s3cret@127.0.0.1:${port}/x?y=1` });
+    expect(r).toEqual({ kind: "network", errorMessage: `Transport error (GET http://***@127.0.0.1:${port}/x?y=1)`, timedOut: false });
+    const item = await send({ source: "item", url: "http://tok:en@[::1" });
+    expect(item).toMatchObject({ kind: "network", errorMessage: "InvalidUrl error (GET http://***@[::1)" });
+    expect(withoutCredentials("https://u@h/p@q")).toBe("https://***@h/p@q");
+    expect(withoutCredentials("mailto:someone@example.com")).toBe("mailto:someone@example.com");
   });
 
   it("fails as a Transport error when DNS fails", async () => {

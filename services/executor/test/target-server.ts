@@ -14,7 +14,7 @@ export interface Received {
 }
 
 export interface Target {
-  /** `http://127.0.0.1:<port>` */
+  /** `http://<host>:<port>`, 127.0.0.1 unless told */
   base: string;
   port: number;
   received: Received[];
@@ -105,7 +105,8 @@ function statusRoute(path: string): Route | undefined {
   };
 }
 
-export async function startTarget(): Promise<Target> {
+/** `host`: the loopback address to listen on (127.0.0.0/8 all reaches this machine). */
+export async function startTarget(host = "127.0.0.1"): Promise<Target> {
   const received: Received[] = [];
   const server = http.createServer((req, res) => {
     res.on("error", () => {});
@@ -123,10 +124,10 @@ export async function startTarget(): Promise<Target> {
   });
   // Clients drop connections mid-body on purpose (10 MB cap, zero byte).
   server.on("connection", (socket) => socket.on("error", () => {}));
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    base: `http://127.0.0.1:${port}`,
+    base: `http://${host}:${port}`,
     port,
     received,
     count: (path) => received.filter((r) => r.url.split("?")[0] === path).length,

@@ -1,5 +1,5 @@
-// Admission under tag policies (SPEC §4 Throughput, Concurrency, Multiple
-// tags, When a limit is reached). The active scheduler is the only admitter;
+// Admission under tag policies (docs/api/tag-policies.md: several
+// tags, when a limit is reached). The active scheduler is the only admitter;
 // the decision and the record of each start are one atomic Redis script, so
 // limits hold across any number of executors.
 import type { Redis } from "ioredis";
@@ -25,7 +25,7 @@ export class PolicyAdmission implements Admission {
     private readonly db: SqlRunner,
     private readonly redis: Redis,
     private readonly prefix: string,
-    /** how long loaded policies are trusted; SPEC §4 Retries 6 and Concurrency 4 want changes seen at the next check */
+    /** how long loaded policies are trusted; docs/api/tag-policies.md wants changes seen at the next check */
     private readonly refreshMs = 500,
   ) {}
 

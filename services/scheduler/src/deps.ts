@@ -9,7 +9,7 @@ import type { Metrics } from "./metrics.js";
 
 /**
  * Decides which due attempts may start now under their tags' policies
- * (SPEC §4 Throughput, Concurrency). Returns the admitted ones, oldest first.
+ * (docs/api/tag-policies.md). Returns the admitted ones, oldest first.
  */
 export interface Admission {
   /** `blocked`: the `project:tag` pairs that held an attempt back in this call */

@@ -1,7 +1,7 @@
 // Due planned attempts (first attempts, retries, replays) → the executor
 // queue, after admission under the tags' policies. A held attempt stays
 // planned, parked under the tag that held it, and is looked at again at
-// every tick (SPEC §4 When a limit is reached 1); its trigger keeps its
+// every tick (docs/api/tag-policies.md, when a limit is reached); its trigger keeps its
 // status (queued, or retrying).
 import { ATTEMPT_JOB, attemptJobOptions } from "@ttr/core";
 import { type AttemptRef, type DispatchCandidate, holdAttempts, markDispatched, selectDispatchable, selectHeld, type SqlRunner, staleDispatched } from "@ttr/db";
@@ -32,7 +32,7 @@ function fullTagOf(c: DispatchCandidate, full: Set<string>): string | undefined 
  * Admits what it can of `candidates` (oldest first) and parks the rest
  * under the tag that held each back. Candidates carrying a tag already found
  * full in this pass are parked without asking, so that a tag's older
- * attempts keep their turn (SPEC §4 When a limit is reached 1).
+ * attempts keep their turn (docs/api/tag-policies.md, when a limit is reached).
  */
 async function admitOrHold(deps: Deps, tx: SqlRunner, candidates: Array<DispatchCandidate & { heldBy?: string }>, now: Date, full: Set<string>) {
   const ask = candidates.filter((c) => fullTagOf(c, full) === undefined);

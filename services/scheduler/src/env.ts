@@ -13,9 +13,9 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env): SchedulerEnv {
   return readEnv<SchedulerEnv>(
     Joi.object({
       ...commonEnv,
-      /** how often due triggers are checked (SPEC §1 firing precision 2) */
+      /** how often due triggers are checked (docs/concepts.md) */
       SCHEDULER_TICK_MS: Joi.number().integer().min(50).max(60_000).default(1000),
-      /** due triggers claimed per statement (SPEC §1 firing precision 3) */
+      /** due triggers claimed per statement (docs/concepts.md) */
       SCHEDULER_BATCH_SIZE: Joi.number().integer().min(1).max(10_000).default(100),
       /** port of /healthz, /readyz and /metrics */
       METRICS_PORT: Joi.number().port().default(9464),

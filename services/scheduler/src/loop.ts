@@ -1,7 +1,7 @@
 // The active scheduler's loop. Ticks are aligned to the wall clock (every
 // SCHEDULER_TICK_MS, a few ms after the boundary), so a trigger due at a
 // second is claimed right after that second starts: never before it
-// (SPEC §1 firing precision 2), and usually within milliseconds.
+// (docs/concepts.md), and usually within milliseconds.
 import { countHeld, isDatabaseUnavailable, LeaseLost, nextPlannedAt } from "@ttr/db";
 import { OutageLog } from "@ttr/platform";
 import type { Deps } from "./deps.js";

@@ -1,5 +1,5 @@
 // Exactly one pending instance ahead of every active recurring trigger
-// (SPEC §2 Recurring trigger, SPEC §3 Generator status).
+// (docs/concepts.md).
 import { nextCronTime } from "@ttr/core";
 import { createNextInstances, generatorsWithoutPending, lockActiveGenerators, type GeneratorSchedule, type SqlRunner } from "@ttr/db";
 import type { Logger } from "@ttr/platform";
@@ -7,8 +7,8 @@ import { type Deps, fenced } from "./deps.js";
 
 /**
  * The next run strictly after `now`: after an interruption only the pending
- * instance fires late and the missed runs are skipped (SPEC §1 firing
- * precision 5).
+ * instance fires late and the missed runs are skipped (docs/concepts.md, how
+ * a trigger fires).
  */
 function nextRuns(generators: GeneratorSchedule[], now: Date, log: Logger) {
   const next: Array<{ generatorId: string; at: Date }> = [];

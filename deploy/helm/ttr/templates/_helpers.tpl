@@ -60,16 +60,43 @@ app.kubernetes.io/part-of: ttr
 
 {{/* Image ----------------------------------------------------------------- */}}
 
+{{/*
+"latest" names no fixed build: pods of one release could pull different
+code, and a rollback would not roll back. It is refused with a message
+saying what to do (a schema rule could only say "not failed"); with a
+digest the image is pinned and the tag is just a label.
+*/}}
 {{- define "ttr.image" -}}
 {{- $tag := default .Chart.AppVersion .Values.image.tag | toString }}
-{{- if eq $tag "latest" }}
-{{- fail "image.tag must name a release, not \"latest\" (it defaults to the chart's appVersion)" }}
+{{- if and (eq $tag "latest") (not .Values.image.digest) }}
+{{- fail (printf "image.tag \"latest\" is refused: it names no fixed build. Leave image.tag empty for the chart's appVersion (%s), set the tag of a release (--set image.tag=%s), or pin the build with image.digest=sha256:..." .Chart.AppVersion .Chart.AppVersion) }}
 {{- end }}
 {{- if .Values.image.digest }}
 {{- printf "%s:%s@%s" .Values.image.repository $tag .Values.image.digest }}
 {{- else }}
 {{- printf "%s:%s" .Values.image.repository $tag }}
 {{- end }}
+{{- end }}
+
+{{/* Ingress --------------------------------------------------------------- */}}
+
+{{/*
+The api's public paths, the only ones its Ingress routes (each as a Prefix):
+the public API, the dashboard's session API, the dashboard and the API's
+self-description. /metrics, /healthz and /readyz are left out on purpose:
+Prometheus and the kubelet reach the pods inside the cluster, and nothing
+outside it needs them. A JSON list; a new public endpoint family is added here.
+*/}}
+{{- define "ttr.publicPaths" -}}
+{{- list "/schedule" "/cancel" "/declare" "/bulk" "/tag-policies" "/auth" "/triggers" "/executions" "/project" "/stats" "/dashboard" "/openapi.json" "/reference" | toJson }}
+{{- end }}
+
+{{/* dict "key" "evaluation.redis.image" "image" .Values.evaluation.redis.image -> repository:tag, never latest */}}
+{{- define "ttr.evaluationImage" -}}
+{{- if eq (toString .image.tag) "latest" }}
+{{- fail (printf "%s.tag \"latest\" is refused: it names no fixed build. Set a version tag (values.yaml has one)" .key) }}
+{{- end }}
+{{- printf "%s:%s" .image.repository (toString .image.tag) }}
 {{- end }}
 
 {{/* Connection ------------------------------------------------------------ */}}

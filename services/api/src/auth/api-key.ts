@@ -1,11 +1,11 @@
-// API key authentication (SPEC §5). Keys are looked up by their hash.
+// API key authentication (docs/api/README.md). Keys are looked up by their hash.
 import { invalidApiKey, sha256Hex } from "@ttr/core";
 import { findProjectByKeyHash, type ProjectRow, type SqlRunner } from "@ttr/db";
 import { Batcher, KeyedBatchers } from "@ttr/platform";
 
 type Lookup = (keyHash: string) => Promise<ProjectRow | undefined>;
 
-/** SPEC §5: an empty or unknown key is `Invalid api key`. */
+/** docs/api/README.md: an empty or unknown key is `Invalid api key`. */
 async function projectOf(key: string, lookup: Lookup): Promise<ProjectRow> {
   if (key === "") throw invalidApiKey();
   const project = await lookup(sha256Hex(key));

@@ -1,4 +1,4 @@
-// Dashboard sessions (CONTRACT §5). The `ttr_session` cookie carries a random
+// Dashboard sessions (docs/api/dashboard-api.md). The `ttr_session` cookie carries a random
 // token; the database keeps only its SHA-256, so a leaked sessions table
 // cannot be replayed. A session ends after 12 hours without a request, and
 // 7 days after sign-in whatever the activity.
@@ -80,7 +80,7 @@ export function refuseCrossSite(req: Request): void {
 /**
  * The project and user of a request's dashboard session, or null when it has
  * no live session. Routes that also accept a session (POST /declare,
- * /tag-policies; SPEC §5 item 3) call this after their API-key check.
+ * /tag-policies; docs/api/README.md) call this after their API-key check.
  * A state-changing request whose cookie comes from another site is refused
  * with 403 here, so every route that accepts a session is protected.
  */

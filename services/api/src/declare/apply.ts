@@ -1,7 +1,7 @@
 // Applies an accepted /declare or /bulk call inside one transaction (every
 // item has passed its checks already). The whole call is atomic: a failure
 // midway rolls everything back and the tag's set stays as it was. This is
-// stricter than SPEC §4 /declare rule 11, which allows a partial result.
+// stricter than the interface needs (it would allow a partial result).
 // Time-ordered ids (UUIDv7): new rows land at the end of each index.
 import { v7 as randomUUID } from "uuid";
 import { type DeclaredItem, type Operation, planDeclare, planUpserts } from "@ttr/core";
@@ -23,7 +23,7 @@ export interface DeclareCall {
   runMissed: boolean;
 }
 
-/** SPEC §4 /declare: the operations, items in request order, then the cancellations. */
+/** docs/api/declare-and-bulk.md: the operations, items in request order, then the cancellations. */
 export async function applyDeclare(tx: SqlRunner, call: DeclareCall): Promise<Operation[]> {
   const { projectId, tag } = call;
   await db.lockProjectDeclarations(tx, projectId);
@@ -44,7 +44,7 @@ export interface BulkCall {
 }
 
 /**
- * SPEC §4 /bulk, CONTRACT §6. Cancels act on the triggers that existed
+ * docs/api/declare-and-bulk.md. Cancels act on the triggers that existed
  * before the call and run first, so an upsert is never cancelled by the
  * call that made it and an upsert whose old trigger was cancelled creates
  * a new one.

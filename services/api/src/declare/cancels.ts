@@ -1,7 +1,7 @@
-// The `cancels` of POST /bulk (SPEC §4 POST /bulk, CONTRACT §6) as a pure
+// The `cancels` of POST /bulk (docs/api/declare-and-bulk.md) as a pure
 // function of what each entry names (bulk_resolve_cancels.sql):
 // - a string is looked up as an ID first; only when no trigger or recurring
-//   trigger of the project has it is it read as a custom key (CONTRACT §6);
+//   trigger of the project has it is it read as a custom key (docs/api/declare-and-bulk.md);
 // - through an ID or a key: pending one-shots and instances (registered,
 //   skipped, retrying) and active recurring triggers; queued ones stay, and
 //   so do the queued instances of a cancelled recurring trigger;

@@ -1,8 +1,8 @@
 // The value checks of /declare items and /bulk upserts, after the body's
-// shape and the credentials (SPEC §7 "/declare checks, in order" and "/bulk
-// differences"): duplicate custom keys across the list first, then each item
+// shape and the credentials (the check order in docs/api/declare-and-bulk.md, for
+// both endpoints): duplicate custom keys across the list first, then each item
 // in order: a tag repeated in its `tags`, its scheduledAt (the /schedule date
-// messages), its title (CONTRACT §8). Only the first failure is reported.
+// messages), its title (at most 200 characters). Only the first failure is reported.
 // Nothing is written before every item has passed.
 import { ApiError, badRequest, checkCustomKey, checkTitle, encodeItemBody, itemTags, parseScheduledAt, type DeclaredItem, type ScheduledAt } from "@ttr/core";
 import type { RawItem } from "./schema.js";

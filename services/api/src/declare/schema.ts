@@ -62,6 +62,7 @@ const declareSchema = {
 } as const;
 
 const cancel = {
+  description: "a string (an ID or a custom key) or an object with exactly one of id, customKey and tag",
   anyOf: [
     text,
     {
@@ -83,7 +84,9 @@ const bulkSchema = {
 } as const;
 
 // strict: no unknown keywords or ambiguous types slip into the schemas.
-const ajv = new Ajv({ strict: true, allErrors: false, allowUnionTypes: false });
+// verbose: a failed check's errors carry their schema, whose description
+// explains a value that fits none of several shapes (the ttr-error header).
+const ajv = new Ajv({ strict: true, allErrors: false, allowUnionTypes: false, verbose: true });
 
 /** Whether a parsed body has the shape of a /declare body. */
 export const isDeclareBody: ValidateFunction<DeclareBody> = ajv.compile(declareSchema as unknown as JSONSchemaType<DeclareBody>);

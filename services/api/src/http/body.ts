@@ -1,6 +1,6 @@
 // Reads a request body as raw bytes with a size limit. Express's own parsers
 // would run before the route's header checks, so /schedule reads it itself
-// (SPEC §7 /schedule checks: missing headers come before the body).
+// (the check order in docs/api/schedule.md: missing headers come before the body).
 import type { Request } from "express";
 import { badRequest, payloadTooLarge } from "@ttr/core";
 

@@ -1,13 +1,32 @@
-// The one place errors become responses (STYLE habit 3).
-import type { ErrorRequestHandler, RequestHandler } from "express";
+// The one place errors become responses.
+import type { ErrorRequestHandler, RequestHandler, Response } from "express";
 import { ApiError } from "@ttr/core";
 import { isDatabaseUnavailable, isStatementTimeout } from "@ttr/db";
 import type { Logger, OutageLog } from "@ttr/platform";
 import type { ClosingError } from "./body.js";
 
-/** Unknown paths and methods a path does not accept: 404 with no body (SPEC §7). */
-export const notFoundHandler: RequestHandler = (_req, res) => {
-  res.status(404).end();
+/** The header that says, in one line, why an answer with no body was refused. */
+export const REASON_HEADER = "ttr-error";
+
+/**
+ * Header values carry visible ASCII only: other characters (a request's own
+ * bytes can end up in a reason) become `?`, and a reason stays short.
+ */
+export function headerSafe(reason: string): string {
+  const line = reason.replace(/[^\x20-\x7e]/g, "?");
+  return line.length > 300 ? `${line.slice(0, 297)}...` : line;
+}
+
+/** Answers with no body and the reason in the `ttr-error` header. */
+function endWithReason(res: Response, status: number, reason: string): void {
+  res.status(status);
+  if (reason !== "") res.set(REASON_HEADER, headerSafe(reason));
+  res.end();
+}
+
+/** Unknown paths and methods a path does not accept: 404 with no body (docs/api/errors.md). */
+export const notFoundHandler: RequestHandler = (req, res) => {
+  endWithReason(res, 404, `No endpoint ${req.method} ${req.path}`);
 };
 
 /**
@@ -30,7 +49,7 @@ export function errorHandler(log: Logger, dbOutage: OutageLog, ping: () => Promi
         res.type("text/plain").send(err.message);
         return;
       }
-      if (err.emptyBody) res.end();
+      if (err.emptyBody) endWithReason(res, err.status, err.message);
       else res.json({ _tag: err.tag, message: err.message });
       return;
     }
@@ -52,7 +71,7 @@ export function errorHandler(log: Logger, dbOutage: OutageLog, ping: () => Promi
       return;
     }
     if (status === 400) {
-      res.status(400).end();
+      endWithReason(res, 400, "Malformed request");
       return;
     }
     log.error("unhandled error", { path: req.path, method: req.method, error: String(err?.stack ?? err) });

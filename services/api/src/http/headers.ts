@@ -19,3 +19,10 @@ export function textHeader(req: Request, name: string): string | undefined {
   const utf8 = Buffer.from(value, "latin1").toString("utf8");
   return utf8.includes("\uFFFD") ? value : utf8;
 }
+
+/** /schedule and /cancel read the key from `ttr-api-key` only; say so to a caller who sent Bearer. */
+export function missingKeyReason(req: Request): string {
+  return req.headers.authorization === undefined
+    ? "ttr-api-key header is required"
+    : "ttr-api-key header is required (this endpoint does not read the Authorization header)";
+}

@@ -1,8 +1,9 @@
 // The shared front of the JSON endpoints /declare, /bulk and /tag-policies,
-// in the order SPEC §7 gives: Content-Type (415), then the body's format
+// in the order docs/api/errors.md gives: Content-Type (415), then the body's format
 // (400 with an empty body), then credentials (401), and only then the
 // endpoint's own value checks.
 import type { Request } from "express";
+import type { ErrorObject } from "ajv";
 import type Joi from "joi";
 import { ApiError, emptyBadRequest, invalidApiKey, unauthorized } from "@ttr/core";
 import type { Deps } from "../deps.js";
@@ -10,14 +11,14 @@ import { projectForKey } from "../auth/api-key.js";
 import { sessionProject } from "../auth/session.js";
 import { readBody } from "./body.js";
 
-/** 415 with a plain-text body (SPEC §7 "Errors without a JSON body"). */
+/** 415 with a plain-text body (docs/api/errors.md). */
 export class UnsupportedContentType extends ApiError {
   constructor(readonly contentType: string) {
     super("UnsupportedMediaType", `Unsupported content-type: ${contentType}`);
   }
 }
 
-/** A missing Content-Type is read as JSON; parameters and letter case are ignored (SPEC §4 /declare item rule 6). */
+/** A missing Content-Type is read as JSON; parameters and letter case are ignored (docs/api/declare-and-bulk.md, items). */
 export function checkJsonContentType(req: Request): void {
   const raw = req.headers["content-type"];
   if (raw === undefined) return;
@@ -28,34 +29,80 @@ export function checkJsonContentType(req: Request): void {
 /** Reads and parses the body; anything but valid JSON is a 400 with an empty body. */
 export async function readJson(req: Request, limit: number, limitText: string): Promise<unknown> {
   const bytes = await readBody(req, limit, limitText);
-  if (bytes.length === 0) throw emptyBadRequest();
+  if (bytes.length === 0) throw emptyBadRequest("Body is empty: a JSON object is required");
   try {
     return JSON.parse(bytes.toString("utf8"));
-  } catch {
-    throw emptyBadRequest();
+  } catch (err) {
+    throw emptyBadRequest(`Body is not valid JSON: ${(err as Error).message}`);
   }
 }
 
 /** Validates the body's shape with joi; a mismatch is a 400 with an empty body. */
 export function shaped<T>(schema: Joi.Schema<T>, body: unknown): T {
   const { value, error } = schema.validate(body, { abortEarly: true, convert: false });
-  if (error) throw emptyBadRequest();
+  if (error) throw emptyBadRequest(joiReason(error));
   return value as T;
 }
 
+/** joi labels a value by its path in quotes (`"retryOn[0]" must be …`); the body itself is `"value"`. */
+function joiReason(error: Joi.ValidationError): string {
+  const message = error.details[0]?.message ?? error.message;
+  return message.replace(/^"value"/, "Body").replaceAll('"', "");
+}
+
+/** A compiled ajv check (declare/schema.ts), with the errors of its last call. */
+export interface CompiledCheck<T> {
+  (body: unknown): body is T;
+  errors?: ErrorObject[] | null;
+}
+
 /** The same with a compiled check (declare/schema.ts): for bodies anyone can send at size. */
-export function fits<T>(check: (body: unknown) => body is T, body: unknown): T {
-  if (!check(body)) throw emptyBadRequest();
+export function fits<T>(check: CompiledCheck<T>, body: unknown): T {
+  if (!check(body)) throw emptyBadRequest(ajvReason(check.errors ?? []));
   return body;
 }
 
+/** `/upserts/3` → `upserts[3]`; the body itself is `Body`. */
+function pathOf(instancePath: string, property?: string): string {
+  const parts = instancePath.split("/").slice(1);
+  if (property !== undefined) parts.push(property);
+  let out = "";
+  for (const part of parts) out += /^\d+$/.test(part) ? `[${part}]` : out === "" ? part : `.${part}`;
+  return out === "" ? "Body" : out;
+}
+
+/**
+ * One line from ajv's first error. A value that matches none of several
+ * shapes (a /bulk cancel) is described by its schema's `description`.
+ */
+export function ajvReason(errors: ErrorObject[]): string {
+  // ajv reports the branches first and the enclosing choice last
+  const choice = errors.findLast((e) => e.keyword === "anyOf" || e.keyword === "oneOf");
+  const e = choice ?? errors[0];
+  if (e === undefined) return "Body does not have the expected shape";
+  if (choice) {
+    const described = (e.parentSchema as { description?: string } | undefined)?.description;
+    return `${pathOf(e.instancePath)} must be ${described ?? "one of the accepted shapes"}`;
+  }
+  switch (e.keyword) {
+    case "required":
+      return `${pathOf(e.instancePath, (e.params as { missingProperty: string }).missingProperty)} is required`;
+    case "type":
+      return `${pathOf(e.instancePath)} must be ${article((e.params as { type: string }).type)}`;
+    default:
+      return `${pathOf(e.instancePath)} ${e.message ?? "is not valid"}`;
+  }
+}
+
+const article = (type: string): string => (type === "object" || type === "array" || type === "integer" ? `an ${type}` : `a ${type}`);
+
 export interface AuthOptions {
-  /** whether a dashboard session is accepted (SPEC §5 item 3) */
+  /** whether a dashboard session is accepted (docs/api/README.md) */
   session: boolean;
 }
 
 /**
- * The project of a request to a JSON endpoint (SPEC §5): `ttr-api-key` first
+ * The project of a request to a JSON endpoint (docs/api/README.md): `ttr-api-key` first
  * (it alone is checked when a Bearer token is sent too), then
  * `Authorization: Bearer`, then a dashboard session where accepted.
  */

@@ -1,4 +1,4 @@
-// How request paths reach the routes. SPEC §7: a path that does not exist,
+// How request paths reach the routes. docs/api/errors.md: a path that does not exist,
 // or a method its endpoint does not take, is a 404 without body; paths are
 // matched exactly, in case and trailing slash.
 import express, { type RequestHandler } from "express";

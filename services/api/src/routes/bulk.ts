@@ -1,6 +1,6 @@
-// POST /bulk (SPEC §4 POST /bulk, CONTRACT §6): the checks of /declare with
-// the differences of SPEC §7 "/bulk differences" (`upserts`, `Upsert <key>`;
-// no dashboard session, SPEC §5), then upserts and cancels in one
+// POST /bulk (docs/api/declare-and-bulk.md): the checks of /declare with
+// the differences that page lists (`upserts`, `Upsert <key>`;
+// no dashboard session, docs/api/README.md), then upserts and cancels in one
 // all-or-nothing transaction. No quota is used or checked.
 import type { Request, Response } from "express";
 import { summarize } from "@ttr/core";

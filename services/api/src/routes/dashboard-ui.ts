@@ -1,4 +1,4 @@
-// The dashboard UI at /dashboard (CONTRACT §5): the static files of
+// The dashboard UI at /dashboard (docs/api/dashboard-api.md): the static files of
 // services/dashboard/dist, and index.html for every other path under
 // /dashboard so the single-page app's own routes survive a reload. Until
 // the UI is built (`npm run setup`) /dashboard answers 503 with a text that

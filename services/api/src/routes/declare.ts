@@ -1,8 +1,8 @@
-// POST /declare (SPEC §4 POST /declare), checks in the order of SPEC §7
-// "/declare checks": Content-Type (415), body shape (empty 400), credentials
+// POST /declare (docs/api/declare-and-bulk.md), checks in the order that page
+// gives: Content-Type (415), body shape (empty 400), credentials
 // (401; an API key, a Bearer key or a dashboard session), then the items'
 // values (400 with a message). Then one transaction applies the whole
-// declaration. It neither uses nor checks the monthly quota (rule 12).
+// declaration. It neither uses nor checks the monthly quota.
 import type { Request, Response } from "express";
 import { summarize } from "@ttr/core";
 import type { Deps } from "../deps.js";

@@ -1,5 +1,5 @@
-// /schedule, any method (SPEC §4 /schedule). The checks run in the order of
-// SPEC §7 "/schedule checks"; only the first failure is reported.
+// /schedule, any method (docs/api/schedule.md). The checks run in the order that
+// page lists them; only the first failure is reported.
 import type { Request, Response } from "express";
 import {
   badRequest,
@@ -16,7 +16,7 @@ import {
 import type { Deps } from "../deps.js";
 import { ApiKeys } from "../auth/api-key.js";
 import { MiB, readBody } from "../http/body.js";
-import { header, textHeader } from "../http/headers.js";
+import { header, missingKeyReason, textHeader } from "../http/headers.js";
 import { applyPlainOneShot, applySchedule, isPlainOneShot, type ScheduleCall } from "../schedule/apply.js";
 import { OneShotInserts } from "../schedule/inserts.js";
 import { QuotaUnits } from "../schedule/quota.js";
@@ -31,7 +31,7 @@ function isAbsoluteUrl(value: string): boolean {
   }
 }
 
-/** `YYYY-MM` of the request moment, the quota's calendar month in UTC (CONTRACT §4). */
+/** `YYYY-MM` of the request moment, the quota's calendar month in UTC (docs/quota.md). */
 const monthOf = (d: Date) => d.toISOString().slice(0, 7);
 
 export function scheduleRoute(deps: Deps) {
@@ -42,7 +42,8 @@ export function scheduleRoute(deps: Deps) {
     const now = new Date();
     const apiKey = header(req, "ttr-api-key");
     const url = textHeader(req, "ttr-url");
-    if (apiKey === undefined || url === undefined) throw emptyBadRequest();
+    if (apiKey === undefined) throw emptyBadRequest(missingKeyReason(req));
+    if (url === undefined) throw emptyBadRequest("ttr-url header is required");
 
     const method = req.method.toUpperCase();
     const body = methodCarriesBody(method) ? await readBody(req, MiB, "1 MiB") : null;

@@ -1,4 +1,4 @@
-// POST /auth/login and POST /auth/logout (CONTRACT §5).
+// POST /auth/login and POST /auth/logout (docs/api/dashboard-api.md).
 import express, { type Request, type Response } from "express";
 import Joi from "joi";
 import { badRequest, hashPassword, newSessionToken, passwordNeedsRehash, sha256Hex, tooManyRequests, unauthorized, verifyPassword } from "@ttr/core";
@@ -16,7 +16,7 @@ const LOGIN_BODY = Joi.object({
   .unknown(true)
   .required();
 
-/** Session errors are JSON (CONTRACT §5), a malformed sign-in body too. */
+/** Session errors are JSON (docs/api/dashboard-api.md), a malformed sign-in body too. */
 const badLogin = () => badRequest("Sign in with a JSON body {\"email\", \"password\"}, both non-empty strings");
 const loginJson = express.json({ limit: "16kb" });
 function parseLogin(req: Request, res: Response, next: express.NextFunction): void {

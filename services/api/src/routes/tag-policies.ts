@@ -1,7 +1,7 @@
-// /tag-policies (SPEC §4 /tag-policies). Checks run in the order of SPEC §7
-// "/tag-policies checks, in order": Content-Type (415, POST and PUT only),
+// /tag-policies (docs/api/tag-policies.md). Checks run in the order that page
+// gives: Content-Type (415, POST and PUT only),
 // the body's format (400, empty body), credentials (401; an API key, Bearer
-// or a dashboard session, SPEC §5), the policy's existence (404, PUT and
+// or a dashboard session, docs/api/README.md), the policy's existence (404, PUT and
 // DELETE, on PUT before any body value), then the validation messages.
 // Other methods and paths under /tag-policies get the app's 404 with no body.
 //
@@ -21,14 +21,14 @@ import { apiRouter } from "../http/paths.js";
 /** Policy IDs are UUIDs; anything else cannot name one (and would not cast). */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** SPEC §5 item 3: a signed-in dashboard session manages the same policies. */
+/** docs/api/README.md: a signed-in dashboard session manages the same policies. */
 const AUTH = { session: true } as const;
 
 const policyNotFound = () => notFound("Tag policy not found");
 
 /**
  * The policy as the API shows it: every field, absent ones null, times in
- * ISO 8601 with milliseconds (CONTRACT §7).
+ * ISO 8601 with milliseconds (docs/scheduled-at.md).
  */
 function policyJson(p: PolicyRow) {
   return {

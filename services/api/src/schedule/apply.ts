@@ -1,4 +1,4 @@
-// Applies one accepted /schedule call (SPEC §4 /schedule rules 1–5) inside a
+// Applies one accepted /schedule call (docs/api/schedule.md) inside a
 // transaction. Every check that must win over a write has already passed;
 // what remains are the 404/410 of ID edits, which come after the quota unit.
 import { gone, notFound, nextCronTime, type ScheduledAt } from "@ttr/core";
@@ -29,7 +29,7 @@ export interface ScheduleResult {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** SPEC §4 /schedule rule 4: past-dated one-shots are skipped unless asked to run. */
+/** docs/api/schedule.md: past-dated one-shots are skipped unless asked to run. */
 function statusFor(when: Once, now: Date, runMissed: boolean): TriggerStatus {
   if (when.nowBased || runMissed) return "registered";
   return when.at.getTime() <= now.getTime() ? "skipped" : "registered";
@@ -77,7 +77,7 @@ async function scheduleOnce(tx: SqlRunner, call: ScheduleCall, when: Once): Prom
   }
 
   if (target) {
-    // SPEC §2: a key belongs to a recurring trigger, never to its instances.
+    // docs/concepts.md: a key belongs to a recurring trigger, never to its instances.
     const key = target.generatorId !== null ? null : (customKey ?? target.customKey ?? null);
     const after = await t.updateTriggerRequest(tx, projectId, target.id, { ...call.request, customKey: key, status, scheduledAt: when.at });
     return { triggerId: target.id, scheduledAt: after!.scheduledAt, operation: "reschedule", kind: "job" };
@@ -106,7 +106,7 @@ async function scheduleRecurring(tx: SqlRunner, call: ScheduleCall, when: Cron):
   }
 
   // Rule 2: a recurring trigger takes the key from a pending one-shot holding
-  // it; and (SPEC §2: one owner per key) from another recurring trigger when
+  // it; and (docs/concepts.md: one owner per key) from another recurring trigger when
   // this one, named by its ID, is given that key.
   let replaced = false;
   if (customKey !== null) {

@@ -1,4 +1,4 @@
-// Quota units for /schedule calls (CONTRACT §4). Every call needs one unit
+// Quota units for /schedule calls (docs/quota.md). Every call needs one unit
 // from its project's row of the month, and that row's lock serialises the
 // calls: one commit (and its WAL flush) each. Calls of a project that arrive
 // while an earlier unit is being taken are grouped and take their units with

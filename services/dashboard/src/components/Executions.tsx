@@ -1,4 +1,4 @@
-// A trigger's executions (SPEC §2 Execution): one row per attempt, its
+// A trigger's executions (docs/concepts.md): one row per attempt, its
 // response headers and body behind a disclosure button. Everything stored is
 // rendered as text. Times are compact here; hovering shows UTC and local.
 import { Fragment, useState } from "react";

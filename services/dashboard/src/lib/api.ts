@@ -69,7 +69,7 @@ async function call<T>(method: string, path: string, body?: unknown, opts: { sig
     throw new ApiError(0, null, fallbackMessage(0));
   }
   if (res.status === 204) return undefined as T;
-  // A 400 from /tag-policies can have an empty body and no Content-Type (SPEC §7).
+  // A 400 from /tag-policies can have an empty body and no Content-Type (docs/api/errors.md).
   const isJson = (res.headers.get("content-type") ?? "").includes("application/json");
   const data: unknown = isJson ? await res.json().catch(() => null) : null;
   if (res.ok) return data as T;

@@ -1,4 +1,4 @@
-// How values read on screen: SPEC §3's dashboard labels, times in UTC and in
+// How values read on screen: the dashboard labels of docs/concepts.md, times in UTC and in
 // the viewer's zone, sizes.
 
 const JOB_LABELS: Record<string, string> = {
@@ -25,7 +25,7 @@ export const STATUS_FILTERS: Array<{ value: string; label: string }> = [
 
 export const KIND_LABELS = { job: "One-shot", generator: "Recurring" } as const;
 
-/** The title to show: a recurring trigger's title is never displayed (SPEC §2 Recurring trigger). */
+/** The title to show: a recurring trigger's title is never displayed (docs/concepts.md). */
 export function shownTitle(t: { kind: "job" | "generator"; title: string | null }): string | null {
   return t.kind === "generator" ? null : t.title;
 }

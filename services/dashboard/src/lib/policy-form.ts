@@ -1,4 +1,4 @@
-// The tag-policy form's values and what is sent (SPEC §4 /tag-policies):
+// The tag-policy form's values and what is sent (docs/api/tag-policies.md):
 // POST sends every field (it replaces), PUT only the fields that changed.
 // The API's validation messages name their field, which is how each one is
 // shown next to the input it is about.
@@ -58,7 +58,7 @@ export function formOf(p: TagPolicy): PolicyForm {
 }
 
 const NUMBER = /^-?\d+(\.\d+)?$/;
-/** SPEC §4 Throughput 1; a malformed window gets a 400 without a message, so it is checked here. */
+/** docs/api/tag-policies.md, throughput; a malformed window gets a 400 without a message, so it is checked here. */
 const WINDOW = /^[1-9]\d*[smhd]$/;
 
 type NumericField = "maxConcurrent" | "requestTimeoutSeconds" | "retryInitialDelaySeconds" | "retryMaxDelaySeconds" | "retryMaxAttempts";
@@ -109,7 +109,7 @@ export function changedFields(stored: TagPolicy, next: PolicyFields): Partial<Po
   return out;
 }
 
-/** Which input an API validation message (SPEC §7 /tag-policies) is about. */
+/** Which input an API validation message (docs/api/tag-policies.md) is about. */
 export function fieldOfMessage(message: string): FieldName {
   if (/^Invalid tag|^Tag policy for/.test(message)) return "tag";
   if (message.includes("requestTimeoutSeconds")) return "requestTimeoutSeconds";

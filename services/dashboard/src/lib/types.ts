@@ -1,4 +1,4 @@
-// The session API's shapes (CONTRACT §5, SPEC §2). Absent values are null.
+// The session API's shapes (docs/api/dashboard-api.md, docs/concepts.md). Absent values are null.
 
 export type TriggerKind = "job" | "generator";
 

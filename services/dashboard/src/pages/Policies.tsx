@@ -1,4 +1,4 @@
-// Tag policies (SPEC §4 /tag-policies): list, create (POST), edit (PUT with
+// Tag policies (docs/api/tag-policies.md): list, create (POST), edit (PUT with
 // only the changed fields), delete. The API's validation message is shown
 // at the field it names, and focus moves there.
 import { type FormEvent, useCallback, useEffect, useId, useRef, useState } from "react";

@@ -1,6 +1,6 @@
 // One trigger (GET /triggers/<id>): the stored request, its schedule in UTC
 // and the viewer's zone, its executions, and Replay now / Retry now where
-// SPEC §3 allows them (completed: both; retrying: Retry now). A recurring
+// docs/concepts.md allows them (completed: both; retrying: Retry now). A recurring
 // trigger shows its cron in words, the next five runs and its instances.
 import { type ReactNode, useCallback, useEffect, useState } from "react";
 import { ConfirmDialog } from "../components/ConfirmDialog";

@@ -1,5 +1,5 @@
 // The trigger list page: filters kept in the URL (so back, reload and links
-// keep them), the rows of useTriggerList with SPEC §3's labels.
+// keep them), the rows of useTriggerList with the status labels of docs/concepts.md.
 import { type FormEvent, useEffect, useState } from "react";
 import { ErrorNote, StatusBadge, Tags, Time } from "../components/bits";
 import type { TriggerFilter } from "../lib/api";

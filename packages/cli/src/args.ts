@@ -1,0 +1,88 @@
+// Reading the CLI's arguments and inputs: flags checked one by one, the
+// database to use, and passwords kept out of the process list.
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+
+/** A mistake in how the command was called: usage on stderr, exit code 2. */
+export class UsageError extends Error {}
+
+/** `npm start` records where its database is, so `npm run ttr` works beside it. */
+export function databaseUrl(): string {
+  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
+  for (let dir = process.cwd(); ; dir = path.dirname(dir)) {
+    const file = path.join(dir, ".ttr", "env.json");
+    if (existsSync(file)) return (JSON.parse(readFileSync(file, "utf8")) as { DATABASE_URL: string }).DATABASE_URL;
+    if (path.dirname(dir) === dir) break;
+  }
+  throw new UsageError("DATABASE_URL is not set (and no .ttr/env.json from `npm start` was found)");
+}
+
+export function need(value: string | undefined, flag: string): string {
+  if (value === undefined || value === "") throw new UsageError(`missing --${flag}`);
+  return value;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function uuid(value: string | undefined, flag: string): string {
+  const v = need(value, flag);
+  if (!UUID.test(v)) throw new UsageError(`--${flag} must be a UUID`);
+  return v;
+}
+
+/** A whole number ≥ 0 (`fallback` when the flag is absent and one is given). */
+export function count(value: string | undefined, flag: string, fallback?: number): number {
+  if (value === undefined && fallback !== undefined) return fallback;
+  const text = need(value, flag);
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n)) throw new UsageError(`--${flag} must be a whole number ≥ 0`);
+  return n;
+}
+
+/** A page size from 1 to `max`, like the api's `limit`. */
+export function limit(value: string | undefined, fallback: number, max: number): number {
+  const n = count(value, "limit", fallback);
+  if (n < 1 || n > max) throw new UsageError(`--limit must be from 1 to ${max}`);
+  return n;
+}
+
+/** Reads what stdin holds until it ends. */
+async function readAll(stream: NodeJS.ReadStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Asks for a line at the terminal without echoing it. */
+function promptHidden(question: string): Promise<string> {
+  const stdin = process.stdin;
+  process.stderr.write(question);
+  stdin.setRawMode(true);
+  stdin.resume();
+  return new Promise((resolve) => {
+    let typed = "";
+    const onData = (chunk: Buffer) => {
+      for (const ch of chunk.toString("utf8")) {
+        if (ch === "\r" || ch === "\n") {
+          stdin.setRawMode(false);
+          stdin.pause();
+          stdin.off("data", onData);
+          process.stderr.write("\n");
+          resolve(typed);
+          return;
+        }
+        if (ch === "\u0003") process.exit(130);
+        typed = ch === "\u007f" ? typed.slice(0, -1) : typed + ch;
+      }
+    };
+    stdin.on("data", onData);
+  });
+}
+
+/** --password, else one line from stdin (unechoed at a terminal). */
+export async function password(value: string | undefined): Promise<string> {
+  if (value !== undefined) return need(value, "password");
+  const text = process.stdin.isTTY ? await promptHidden("Password: ") : (await readAll(process.stdin)).replace(/\r?\n$/, "");
+  if (text === "") throw new UsageError("no password: give --password, or write it to stdin");
+  return text;
+}

@@ -1,0 +1,135 @@
+// Commands that set a deployment up: the schema, projects and their quota,
+// API keys, dashboard users, and removing old history now.
+import { randomBytes } from "node:crypto";
+import {
+  applyMigrations,
+  clientRunner,
+  createApiKey,
+  createDatabaseIfMissing,
+  createProject,
+  createUser,
+  ensurePartitions,
+  prune,
+  revokeApiKey,
+  setProjectQuota,
+  setUserPassword,
+  withPgClient,
+} from "@ttr/db";
+import { count, need, password, uuid } from "../args.js";
+import { type Command, str } from "../command.js";
+
+const s = { type: "string" } as const;
+
+export const adminCommands: Command[] = [
+  {
+    name: "migrate",
+    synopsis: "",
+    summary: "create the database if needed and apply the migrations",
+    options: {},
+    async run(_flags, ctx) {
+      const url = ctx.databaseUrl();
+      await createDatabaseIfMissing(url);
+      const { applied } = await applyMigrations(url);
+      await withPgClient(url, (c) => ensurePartitions(clientRunner(c), new Date()), "ttr-cli");
+      return { json: { ok: true }, text: applied.length ? `applied ${applied.join(", ")}` : "database is up to date" };
+    },
+  },
+  {
+    name: "prune",
+    synopsis: "[--older-than-days <n>]",
+    summary: "remove finished history now (default: TTR_RETENTION_DAYS, else 30; 0 keeps everything)",
+    options: { "older-than-days": s },
+    async run(flags, ctx) {
+      const days = count(str(flags, "older-than-days") ?? process.env.TTR_RETENTION_DAYS ?? "30", "older-than-days");
+      const r = await prune(ctx.databaseUrl(), { olderThanDays: days, lockWaitMs: 120_000 });
+      const text =
+        days === 0 ? "retention is 0 days: everything is kept" : `removed ${r.triggers} triggers and ${r.executions} executions (${r.partitions} day partitions)`;
+      return { json: { executions: r.executions, triggers: r.triggers }, text };
+    },
+  },
+  {
+    name: "project create",
+    synopsis: "--name <name> [--quota <n>]",
+    summary: "create a project and its first API key (shown once)",
+    options: { name: s, quota: s },
+    async run(flags, ctx) {
+      const fallback = Number(process.env.TTR_DEFAULT_MONTHLY_QUOTA ?? 100000);
+      const out = await createProject(ctx.db(), need(str(flags, "name"), "name"), count(str(flags, "quota"), "quota", fallback));
+      return { json: out, text: `project ${out.projectId}\napi key ${out.apiKey} (shown once)` };
+    },
+  },
+  {
+    name: "project set-quota",
+    synopsis: "--project <id> --quota <n>",
+    summary: "set a project's monthly quota",
+    options: { project: s, quota: s },
+    async run(flags, ctx) {
+      const projectId = uuid(str(flags, "project"), "project");
+      const monthlyQuota = count(str(flags, "quota"), "quota");
+      if (!(await setProjectQuota(ctx.db(), projectId, monthlyQuota))) throw new Error(`project ${projectId} not found`);
+      return { json: { projectId, monthlyQuota }, text: `project ${projectId} quota ${monthlyQuota}` };
+    },
+  },
+  {
+    name: "apikey create",
+    synopsis: "--project <id>",
+    summary: "a new API key for a project (shown once)",
+    options: { project: s },
+    async run(flags, ctx) {
+      const out = await createApiKey(ctx.db(), uuid(str(flags, "project"), "project"));
+      return { json: out, text: `api key ${out.apiKeyId}: ${out.apiKey} (shown once)` };
+    },
+  },
+  {
+    name: "apikey revoke",
+    synopsis: "--id <apiKeyId>",
+    summary: "revoke an API key; it answers 401 Invalid api key from then on",
+    options: { id: s },
+    async run(flags, ctx) {
+      const id = uuid(str(flags, "id"), "id");
+      if (!(await revokeApiKey(ctx.db(), id))) throw new Error(`api key ${id} not found or already revoked`);
+      return { json: { revoked: true }, text: `api key ${id} revoked` };
+    },
+  },
+  {
+    name: "user create",
+    synopsis: "--project <id> --email <e> [--password <p>]",
+    summary: "a dashboard user (without --password, the password is read from stdin)",
+    options: { project: s, email: s, password: s },
+    async run(flags, ctx) {
+      const projectId = uuid(str(flags, "project"), "project");
+      const email = need(str(flags, "email"), "email");
+      const out = await createUser(ctx.db(), projectId, email, await password(str(flags, "password")));
+      return { json: out, text: `user ${out.userId}` };
+    },
+  },
+  {
+    name: "user set-password",
+    synopsis: "--email <e> [--password <p>]",
+    summary: "a new password (from stdin without --password); ends the user's sessions",
+    options: { email: s, password: s },
+    async run(flags, ctx) {
+      const email = need(str(flags, "email"), "email");
+      const out = await setUserPassword(ctx.db(), email, await password(str(flags, "password")));
+      if (!out) throw new Error(`no user with email ${email}`);
+      return { json: out, text: `user ${out.userId}: password set, ${out.sessionsEnded} session(s) ended` };
+    },
+  },
+  {
+    name: "user reset-password",
+    synopsis: "--email <e>",
+    summary: "a new random password, printed once; ends the user's sessions",
+    options: { email: s },
+    async run(flags, ctx) {
+      const email = need(str(flags, "email"), "email");
+      // 18 random bytes: 24 URL-safe characters, 144 bits
+      const fresh = randomBytes(18).toString("base64url");
+      const out = await setUserPassword(ctx.db(), email, fresh);
+      if (!out) throw new Error(`no user with email ${email}`);
+      return {
+        json: { ...out, password: fresh },
+        text: `user ${out.userId}: new password ${fresh} (shown once), ${out.sessionsEnded} session(s) ended`,
+      };
+    },
+  },
+];

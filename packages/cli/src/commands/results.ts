@@ -1,0 +1,99 @@
+// Commands that read what happened to a project's triggers and act on them,
+// answering exactly as the api's dashboard endpoints and DELETE /cancel do
+// (the same functions of @ttr/db): lists are newest first, paged with the
+// `nextCursor` they print.
+import { cancelOne, decodeCursor, executionPage, type ExecutionJson, sendAgain, triggerListFilter, triggerPage, triggerWithExecutions, type TriggerJson } from "@ttr/db";
+import { limit, need, UsageError, uuid } from "../args.js";
+import { type Command, type Flags, str } from "../command.js";
+
+const s = { type: "string" } as const;
+const DEFAULT_LIMIT = 50;
+const MAX_LIMIT = 500;
+
+const cursorOf = (flags: Flags) => {
+  const raw = str(flags, "cursor");
+  return raw === undefined ? null : decodeCursor(raw);
+};
+
+const when = (iso: string | null) => iso ?? "-";
+
+function triggerLine(t: TriggerJson): string {
+  const at = t.kind === "generator" ? `cron(${t.cronExpr}, ${t.tz})` : when(t.scheduledAt);
+  return [t.id, t.kind, t.status, at, `${t.method} ${t.url}`, t.customKey ?? "", t.tags.join(",")].join("\t");
+}
+
+function executionLine(e: ExecutionJson): string {
+  const outcome = e.responseStatus !== null ? `HTTP ${e.responseStatus}` : (e.errorMessage ?? e.status);
+  return [e.id, e.triggerId, `#${e.attemptNumber}`, e.triggeredBy, e.status, when(e.completedAt ?? e.plannedAt), outcome, e.isDeadLetter ? "dead letter" : ""].join("\t");
+}
+
+const more = (nextCursor: string | null) => (nextCursor === null ? "" : `\nmore: --cursor ${nextCursor}`);
+
+export const resultCommands: Command[] = [
+  {
+    name: "trigger list",
+    synopsis: "--project <id> [--status <s>] [--kind job|generator] [--tag <t>] [--custom-key <k>] [--generator <id>] [--limit <n>] [--cursor <c>]",
+    summary: "a page of a project's triggers and recurring triggers, newest first",
+    options: { project: s, status: s, kind: s, tag: s, "custom-key": s, generator: s, limit: s, cursor: s },
+    async run(flags, ctx) {
+      const projectId = uuid(str(flags, "project"), "project");
+      const flag = { kind: "kind", status: "status", generatorId: "generator", tag: "tag", customKey: "custom-key" } as const;
+      const filter = triggerListFilter((name) => str(flags, flag[name]) ?? null);
+      const page = await triggerPage(ctx.db(), projectId, filter, cursorOf(flags), limit(str(flags, "limit"), DEFAULT_LIMIT, MAX_LIMIT));
+      return { json: page, text: page.triggers.map(triggerLine).join("\n") + more(page.nextCursor) };
+    },
+  },
+  {
+    name: "trigger show",
+    synopsis: "--project <id> --id <triggerId>",
+    summary: "one trigger with its request and every execution",
+    options: { project: s, id: s },
+    async run(flags, ctx) {
+      const out = await triggerWithExecutions(ctx.db(), uuid(str(flags, "project"), "project"), need(str(flags, "id"), "id"));
+      const t = out.trigger;
+      const text = [
+        triggerLine(t),
+        ...Object.entries(t.headers).map(([name, value]) => `  ${name}: ${value}`),
+        ...(t.body === null ? [] : [`  body: ${t.body}`]),
+        ...out.executions.map(executionLine),
+      ].join("\n");
+      return { json: out, text };
+    },
+  },
+  {
+    name: "trigger cancel",
+    synopsis: "--project <id> (--id <id> | --custom-key <key>)",
+    summary: "cancel a trigger or recurring trigger, as DELETE /cancel does",
+    options: { project: s, id: s, "custom-key": s },
+    async run(flags, ctx) {
+      const projectId = uuid(str(flags, "project"), "project");
+      const id = str(flags, "id");
+      const customKey = str(flags, "custom-key");
+      if ((id === undefined) === (customKey === undefined)) throw new UsageError("give either --id or --custom-key");
+      await cancelOne(ctx.db(), projectId, id !== undefined ? { triggerId: need(id, "id") } : { customKey: need(customKey, "custom-key") });
+      return { json: { cancelled: true }, text: `cancelled ${id ?? customKey}` };
+    },
+  },
+  {
+    name: "dead-letters list",
+    synopsis: "--project <id> [--trigger <id>] [--limit <n>] [--cursor <c>]",
+    summary: "a page of a project's dead letters, newest first",
+    options: { project: s, trigger: s, limit: s, cursor: s },
+    async run(flags, ctx) {
+      const projectId = uuid(str(flags, "project"), "project");
+      const triggerId = str(flags, "trigger") === undefined ? null : uuid(str(flags, "trigger"), "trigger");
+      const page = await executionPage(ctx.db(), projectId, { triggerId, deadLetterOnly: true }, cursorOf(flags), limit(str(flags, "limit"), DEFAULT_LIMIT, MAX_LIMIT));
+      return { json: page, text: page.executions.map(executionLine).join("\n") + more(page.nextCursor) };
+    },
+  },
+  {
+    name: "dead-letters replay",
+    synopsis: "--project <id> --trigger <triggerId>",
+    summary: "send a finished trigger's request again now (the dashboard's Replay now)",
+    options: { project: s, trigger: s },
+    async run(flags, ctx) {
+      const execution = await sendAgain(ctx.db(), uuid(str(flags, "project"), "project"), need(str(flags, "trigger"), "trigger"), "replay");
+      return { json: { execution }, text: `replaying: ${executionLine(execution)}` };
+    },
+  },
+];

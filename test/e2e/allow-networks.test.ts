@@ -1,0 +1,70 @@
+// TTR_BLOCK_PRIVATE_NETWORKS with TTR_ALLOW_NETWORKS, end to end: api,
+// scheduler and an executor as processes. Every loopback address is blocked,
+// and 127.0.0.2/32 is let through: a target listening there is reached,
+// while one on 127.0.0.3 gets nothing and its attempt is a Transport error.
+// A malformed range keeps the executor from starting.
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { settled } from "../support/rows.js";
+import { killService, launchService, startSystem, type System } from "../support/system.js";
+import { startTarget, type Target } from "../support/target.js";
+
+let sys: System;
+let allowed: Target;
+let other: Target;
+
+beforeAll(async () => {
+  allowed = await startTarget("127.0.0.2");
+  other = await startTarget("127.0.0.3");
+  sys = await startSystem({ env: { TTR_BLOCK_PRIVATE_NETWORKS: "true", TTR_ALLOW_NETWORKS: "127.0.0.2/32" } });
+});
+afterAll(async () => {
+  await sys?.stop();
+  await allowed?.close();
+  await other?.close();
+});
+
+async function schedule(url: string): Promise<string> {
+  const res = await sys.call("POST", "/schedule", { "ttr-api-key": sys.apiKey, "ttr-url": url, "ttr-scheduled-at": "now" });
+  expect(res.status, res.text).toBe(200);
+  return (res.json() as { triggerId: string }).triggerId;
+}
+
+describe("an executor with TTR_ALLOW_NETWORKS=127.0.0.2/32 under the private-network block", () => {
+  it.each(["127.0.0.2", "[::ffff:127.0.0.2]"])("reaches a target on %s", async (host) => {
+    const path = `/in/${host.length}`;
+    const [e] = await settled(sys.db, await schedule(`http://${host}:${allowed.port}${path}`));
+    expect(e).toMatchObject({ responseStatus: 200, errorMessage: null });
+    expect(allowed.hits(path)).toHaveLength(1);
+  });
+
+  it.each(["127.0.0.3", "[::ffff:127.0.0.3]"])("refuses %s as a Transport error; the target listening there receives nothing", async (host) => {
+    const url = `http://${host}:${other.port}/out`;
+    const [e] = await settled(sys.db, await schedule(url));
+    expect(e).toMatchObject({ responseStatus: null, errorMessage: `Transport error (POST ${url})`, isDeadLetter: true });
+    expect(other.received).toHaveLength(0);
+  });
+});
+
+describe("a malformed TTR_ALLOW_NETWORKS", () => {
+  it("stops the executor at start with one JSON line naming the variable and the entry", async () => {
+    const service = await launchService(
+      "executor",
+      path.join("services", "executor", "dist", "main.js"),
+      { ...sys.env, METRICS_PORT: "0", TTR_ALLOW_NETWORKS: "127.0.0.2/32,10.0.0.1" },
+      0,
+      false,
+    );
+    const code = await new Promise<number | null>((resolve) => service.child.once("exit", resolve));
+    expect(code).toBe(1);
+    const lines = service.output.join("").trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      level: "error",
+      service: "executor",
+      message: "executor not started",
+      error: expect.stringContaining('"TTR_ALLOW_NETWORKS" failed custom validation because "10.0.0.1" is not a CIDR range'),
+    });
+    await killService(service);
+  });
+});
