@@ -191,7 +191,9 @@ describe("the conformance check catches drift", () => {
 
   it("an undocumented status, path or method, and a route that should not exist", () => {
     expect(nonConformities("GET", url("/healthz"), { status: 201, headers: jsonType, body: body({ status: "ok" }) })[0]).toMatch(/status 201 is not documented/);
-    expect(nonConformities("PATCH", url("/triggers"), { status: 404, headers: {}, body: Buffer.alloc(0) })).toEqual([]);
+    const reason = { "ttr-error": "PATCH /triggers is not an endpoint" };
+    expect(nonConformities("PATCH", url("/triggers"), { status: 404, headers: reason, body: Buffer.alloc(0) })).toEqual([]);
+    expect(nonConformities("PATCH", url("/triggers"), { status: 404, headers: {}, body: Buffer.alloc(0) })[0]).toMatch(/required header ttr-error is missing/);
     expect(nonConformities("PATCH", url("/triggers"), { status: 200, headers: jsonType, body: body({}) })).toHaveLength(1);
     expect(nonConformities("GET", url("/Healthz"), { status: 200, headers: jsonType, body: body({ status: "ok" }) })).toHaveLength(1);
   });
@@ -203,7 +205,12 @@ describe("the conformance check catches drift", () => {
     expect(nonConformities("DELETE", url("/cancel"), { status: 204, headers: jsonType, body: body({}) })).toHaveLength(2);
     expect(nonConformities("POST", url("/bulk"), { status: 415, headers: jsonType, body: body({}) })[0]).toMatch(/Content-Type .* is not documented/);
     // No body where one is documented: only where the document allows it (the malformed-request 400s).
-    expect(nonConformities("POST", url("/declare"), { status: 400, headers: {}, body: Buffer.alloc(0) })).toEqual([]);
-    expect(nonConformities("POST", url("/declare"), { status: 401, headers: {}, body: Buffer.alloc(0) })).toHaveLength(1);
+    const reason = { "ttr-error": "Body is not valid JSON" };
+    expect(nonConformities("POST", url("/declare"), { status: 400, headers: reason, body: Buffer.alloc(0) })).toEqual([]);
+    expect(nonConformities("POST", url("/declare"), { status: 400, headers: {}, body: Buffer.alloc(0) })[0]).toMatch(/required header ttr-error is missing/);
+    expect(nonConformities("POST", url("/declare"), { status: 400, headers: { "ttr-error": "two\nlines" }, body: Buffer.alloc(0) })).toHaveLength(1);
+    expect(nonConformities("POST", url("/declare"), { status: 401, headers: reason, body: Buffer.alloc(0) })).toHaveLength(1);
+    // A 400 with a JSON body does not need the header.
+    expect(nonConformities("POST", url("/declare"), { status: 400, headers: jsonType, body: body({ _tag: "BadRequest", message: "x" }) })).toEqual([]);
   });
 });

@@ -22,16 +22,13 @@ export const ref = (name: string, kind: "schemas" | "responses" | "headers" | "p
 /**
  * The `ttr-error` header: a one-line reason on a 4xx answered with no body,
  * for people reading logs or curl output; clients should go by the status.
- * Documented as optional until every empty 4xx of the api carries it; then
- * `required` turns on here and the tests' conformance check enforces it.
  */
-const TTR_ERROR_REQUIRED = false;
 
 export const HEADERS: Json = {
   TtrError: {
     description: "Why the request was refused, in one line, on a 4xx answered with no body. For people: clients go by the status.",
-    required: TTR_ERROR_REQUIRED,
-    schema: { type: "string", minLength: 1, pattern: "^[^\\r\\n]+$" },
+    required: true,
+    schema: { type: "string", minLength: 1, maxLength: 300, pattern: "^[\\x20-\\x7e]+$" },
   },
   RetryAfter: {
     description: "Seconds to wait before trying again.",
