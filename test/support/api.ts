@@ -7,6 +7,7 @@ import { createDb, createPgRunner, createProject, type Db, type PgRunner } from 
 import { createLogger, createRedis, createRegistry } from "@ttr/platform";
 import { freshDatabase, redisPrefix, redisUrl, type TestDatabase } from "./db.js";
 import { request } from "./http.js";
+import { unwatchApi, watchApi } from "./openapi-conformance.js";
 
 export interface TestApi {
   base: string;
@@ -37,6 +38,7 @@ export async function startApi(opts: { quota?: number; readTimeoutMs?: number } 
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const { projectId, apiKey } = await createProject(db, "test", opts.quota ?? 100000);
+  watchApi(base);
   return {
     base,
     db,
@@ -48,6 +50,7 @@ export async function startApi(opts: { quota?: number; readTimeoutMs?: number } 
     redisPrefix: prefix,
     call: (method, path, headers, body) => request(base, method, path, headers, body),
     async close() {
+      unwatchApi(base);
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
       await db.$disconnect();

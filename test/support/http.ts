@@ -1,6 +1,9 @@
 // A raw HTTP client for tests: sends exactly the headers given (node adds only
 // Host and, for bodies, Content-Length) and returns status, headers and bytes.
+// An answer from a watched api that its OpenAPI document does not describe
+// fails the request (openapi-conformance.ts).
 import http from "node:http";
+import { isWatched, nonConformities } from "./openapi-conformance.js";
 
 export interface Reply {
   status: number;
@@ -28,8 +31,22 @@ export function request(
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () => {
         const buf = Buffer.concat(chunks);
+        const status = res.statusCode ?? 0;
+        if (isWatched(url)) {
+          let problems: string[];
+          try {
+            problems = nonConformities(method, url, { status, headers: res.headers, body: buf });
+          } catch (err) {
+            reject(err);
+            return;
+          }
+          if (problems.length > 0) {
+            reject(new Error(`The answer does not conform to /openapi.json:\n${problems.join("\n")}`));
+            return;
+          }
+        }
         resolve({
-          status: res.statusCode ?? 0,
+          status,
           headers: res.headers,
           body: buf,
           text: buf.toString("utf8"),

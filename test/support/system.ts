@@ -7,6 +7,7 @@ import { createDb, createProject, type Db } from "@ttr/db";
 import { freePort } from "@ttr/platform";
 import { freshDatabase, redisPrefix, redisUrl, type TestDatabase } from "./db.js";
 import { request } from "./http.js";
+import { unwatchApi, watchApi } from "./openapi-conformance.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -64,6 +65,11 @@ export async function launchService(name: string, main: string, env: Record<stri
   };
   child.stdout?.on("data", keep);
   child.stderr?.on("data", keep);
+  if (name === "api") {
+    // Its answers are checked against its OpenAPI document while it runs.
+    watchApi(`http://127.0.0.1:${port}`);
+    child.once("exit", () => unwatchApi(`http://127.0.0.1:${port}`));
+  }
   if (ready) {
     try {
       await waitReady(port, service);

@@ -5,12 +5,13 @@ import { dbPing } from "@ttr/db";
 import { handleOps, OutageLog, prom, redisPing } from "@ttr/platform";
 import type { Deps } from "./deps.js";
 import { errorHandler, notFoundHandler } from "./http/errors.js";
-import { headOnlyWhereServed, literalBadEscapes, ROUTING } from "./http/paths.js";
+import { headOnlyWhereServed, literalBadEscapes, optionsOnlyWhereServed, ROUTING } from "./http/paths.js";
 import { bulkRoute } from "./routes/bulk.js";
 import { cancelRoute } from "./routes/cancel.js";
 import { dashboardRoutes } from "./routes/dashboard.js";
 import { dashboardUiRoutes } from "./routes/dashboard-ui.js";
 import { declareRoute } from "./routes/declare.js";
+import { openApiRoutes } from "./routes/openapi.js";
 import { scheduleRoute } from "./routes/schedule.js";
 import { sessionRoutes } from "./routes/session.js";
 import { tagPoliciesRoutes } from "./routes/tag-policies.js";
@@ -50,7 +51,7 @@ export function createApp(deps: Deps): express.Express {
     next();
   });
 
-  app.use(literalBadEscapes, headOnlyWhereServed);
+  app.use(literalBadEscapes, headOnlyWhereServed, optionsOnlyWhereServed);
 
   const ready = { postgres: () => dbPing(deps.db), redis: () => redisPing(deps.redis) };
   for (const path of ["/healthz", "/readyz", "/metrics"]) {
@@ -70,6 +71,7 @@ export function createApp(deps: Deps): express.Express {
 
   app.use(tagPoliciesRoutes(deps));
   app.use("/dashboard", dashboardUiRoutes());
+  app.use(openApiRoutes());
   app.use(notFoundHandler);
   app.use(errorHandler(deps.log, new OutageLog(deps.log, "postgres", { connection: "ttr-api" }), ready.postgres));
   return app;

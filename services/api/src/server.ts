@@ -10,9 +10,11 @@ export const MAX_HEADER_BYTES = 16 * 1024;
 /** Parser errors that mean the headers were fine but the body was not. */
 const BODY_ERRORS = new Set(["HPE_INVALID_EOF_STATE", "HPE_INVALID_CHUNK_SIZE", "HPE_INVALID_TRANSFER_ENCODING", "HPE_CHUNK_EXTENSIONS_OVERFLOW", "HPE_STRICT", "HPE_CLOSED_CONNECTION"]);
 
-function reply(socket: Duplex, status: string, body = "", type = "application/json; charset=utf-8"): void {
+function reply(socket: Duplex, status: string, body = "", reason = ""): void {
   const head = [`HTTP/1.1 ${status}`, "Connection: close", `Content-Length: ${Buffer.byteLength(body)}`];
-  if (body) head.push(`Content-Type: ${type}`);
+  if (body) head.push("Content-Type: application/json; charset=utf-8");
+  // An answer with no body says why in ttr-error, as the app's own do.
+  else if (reason) head.push(`ttr-error: ${reason}`);
   socket.end(`${head.join("\r\n")}\r\n\r\n${body}`);
 }
 
@@ -23,10 +25,10 @@ export function createServer(app: express.Express): http.Server {
       socket.destroy();
       return;
     }
-    if (err.code === "HPE_HEADER_OVERFLOW") reply(socket, "431 Request Header Fields Too Large");
+    if (err.code === "HPE_HEADER_OVERFLOW") reply(socket, "431 Request Header Fields Too Large", "", `Request headers larger than ${MAX_HEADER_BYTES / 1024} KiB`);
     else if (BODY_ERRORS.has(err.code ?? "")) {
       reply(socket, "400 Bad Request", JSON.stringify({ _tag: "BadRequest", message: "Failed to read request body" }));
-    } else reply(socket, "400 Bad Request");
+    } else reply(socket, "400 Bad Request", "", "Malformed HTTP request");
   });
   return server;
 }

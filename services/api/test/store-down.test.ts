@@ -9,6 +9,7 @@ import { createLogger, createRedis, createRegistry, freePort } from "@ttr/platfo
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { redisUrl } from "../../../test/support/db.js";
 import { request } from "../../../test/support/http.js";
+import { unwatchApi, watchApi } from "../../../test/support/openapi-conformance.js";
 
 let base: string;
 let close: () => Promise<void>;
@@ -23,7 +24,9 @@ beforeAll(async () => {
   const server = createServer(app);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  watchApi(base);
   close = async () => {
+    unwatchApi(base);
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
     await Promise.all([db.$disconnect(), reads.$disconnect(), pg.end(), redis.quit()]);

@@ -45,3 +45,13 @@ export const headOnlyWhereServed: RequestHandler = (req, res, next) => {
   if (p === "/schedule" || p === "/healthz" || p === "/readyz" || p === "/metrics" || p === "/dashboard" || p.startsWith("/dashboard/")) return next();
   notFoundHandler(req, res, next);
 };
+
+/**
+ * express answers OPTIONS by itself (200 and an Allow header) on every path
+ * a router serves; the API's endpoints do not take it (404), except
+ * /schedule, which stores an OPTIONS request like any method.
+ */
+export const optionsOnlyWhereServed: RequestHandler = (req, res, next) => {
+  if (req.method !== "OPTIONS" || req.path === "/schedule") return next();
+  notFoundHandler(req, res, next);
+};

@@ -1,0 +1,169 @@
+// Schemas of the dashboard's data endpoints and the service endpoints:
+// triggers and executions as the dashboard reads them, sign-in, project
+// usage, per-minute outcome counts, health and readiness.
+import { type Json, ref } from "./common.js";
+import { kind, time, uuid } from "./schemas-public.js";
+
+const nullableTime = { type: ["string", "null"], format: "date-time" } as const;
+const count = { type: "integer", minimum: 0 } as const;
+const nextCursor = { type: ["string", "null"], description: "Pass as `cursor` for the next page; null on the last page. Opaque." } as const;
+
+const JOB_STATUSES = ["registered", "skipped", "queued", "running", "retrying", "completed", "cancelled"];
+
+const TRIGGERS: Json = {
+  Trigger: {
+    type: "object",
+    description: "A one-shot trigger, an instance of a recurring trigger (with `generatorId`), or a recurring trigger (`kind` `generator`). Absent values are null.",
+    required: ["id", "kind", "status", "customKey", "title", "url", "method", "headers", "body", "tags", "scheduledAt", "cronExpr", "tz", "generatorId", "createdAt", "updatedAt"],
+    additionalProperties: false,
+    properties: {
+      id: uuid,
+      kind,
+      status: {
+        type: "string",
+        enum: [...JOB_STATUSES, "active"],
+        description: "One-shots and instances: registered, skipped, queued, running, retrying, completed, cancelled. Recurring triggers: active, cancelled.",
+      },
+      customKey: { type: ["string", "null"] },
+      title: { type: ["string", "null"] },
+      url: { type: "string" },
+      method: { type: "string" },
+      headers: { type: "object", additionalProperties: { type: "string" }, description: "As stored and sent; repeated names joined with `, `." },
+      body: { type: ["string", "null"], description: "The stored body as UTF-8 text." },
+      tags: { type: "array", items: { type: "string" } },
+      scheduledAt: nullableTime,
+      cronExpr: { type: ["string", "null"] },
+      tz: { type: ["string", "null"], description: "IANA time zone of a recurring trigger." },
+      generatorId: { type: ["string", "null"], format: "uuid", description: "Set on instances: their recurring trigger." },
+      createdAt: time,
+      updatedAt: time,
+    },
+  },
+  Execution: {
+    type: "object",
+    description: "One attempt to send a trigger's request.",
+    required: [
+      "id", "triggerId", "attemptNumber", "triggeredBy", "status", "plannedAt", "startedAt", "completedAt", "responseStatus",
+      "responseHeaders", "responseBody", "responseSize", "errorMessage", "isDeadLetter",
+    ],
+    additionalProperties: false,
+    properties: {
+      id: uuid,
+      triggerId: uuid,
+      attemptNumber: { type: "integer", minimum: 1 },
+      triggeredBy: { type: "string", enum: ["scheduler", "retry", "replay"] },
+      status: { type: "string", enum: ["planned", "started", "complete", "cancelled"] },
+      plannedAt: time,
+      startedAt: nullableTime,
+      completedAt: nullableTime,
+      responseStatus: { type: ["integer", "null"] },
+      responseHeaders: { type: ["object", "null"], additionalProperties: { type: "string" }, description: "Lowercase names; repeated headers joined with `, `." },
+      responseBody: { type: ["string", "null"], description: "The first 10,240 bytes as UTF-8 text." },
+      responseSize: { type: ["integer", "null"], minimum: 0, description: "Body bytes received; 10485760 means 10 MB or more." },
+      errorMessage: {
+        type: ["string", "null"],
+        description: "null when a response arrived. Otherwise `Transport error (<METHOD> <url>)`, `InvalidUrl error (<METHOD> <url>)`, `Decode error (<status> <METHOD> <url>)`, `{\"errorMessage\":\"Request timed out after <N>s\"}` or `Executor died (status=started past reap_after)`.",
+      },
+      isDeadLetter: { type: "boolean" },
+    },
+  },
+  TriggerList: {
+    type: "object",
+    required: ["triggers", "nextCursor"],
+    additionalProperties: false,
+    properties: { triggers: { type: "array", items: ref("Trigger"), description: "Newest first." }, nextCursor },
+  },
+  TriggerDetail: {
+    type: "object",
+    required: ["trigger", "executions"],
+    additionalProperties: false,
+    properties: { trigger: ref("Trigger"), executions: { type: "array", items: ref("Execution"), description: "By attemptNumber; empty for a recurring trigger." } },
+  },
+  ExecutionList: {
+    type: "object",
+    required: ["executions", "nextCursor"],
+    additionalProperties: false,
+    properties: { executions: { type: "array", items: ref("Execution"), description: "Newest first." }, nextCursor },
+  },
+  ExecutionAnswer: {
+    type: "object",
+    required: ["execution"],
+    additionalProperties: false,
+    properties: { execution: ref("Execution") },
+  },
+};
+
+const ACCOUNT: Json = {
+  LoginBody: {
+    type: "object",
+    required: ["email", "password"],
+    properties: {
+      email: { type: "string", minLength: 1, maxLength: 320, description: "Not case-sensitive." },
+      password: { type: "string", minLength: 1, maxLength: 1024 },
+    },
+  },
+  LoginResult: {
+    type: "object",
+    required: ["user", "project"],
+    additionalProperties: false,
+    properties: {
+      user: { type: "object", required: ["id", "email"], additionalProperties: false, properties: { id: uuid, email: { type: "string" } } },
+      project: { type: "object", required: ["id", "name"], additionalProperties: false, properties: { id: uuid, name: { type: "string" } } },
+    },
+  },
+  ProjectAnswer: {
+    type: "object",
+    required: ["project"],
+    additionalProperties: false,
+    properties: {
+      project: {
+        type: "object",
+        required: ["id", "name", "monthlyQuota", "usedThisMonth"],
+        additionalProperties: false,
+        properties: {
+          id: uuid,
+          name: { type: "string" },
+          monthlyQuota: count,
+          usedThisMonth: { ...count, description: "Units of the monthly quota used this calendar month (UTC)." },
+        },
+      },
+    },
+  },
+  Stats: {
+    type: "object",
+    required: ["buckets"],
+    additionalProperties: false,
+    properties: {
+      buckets: {
+        type: "array",
+        description: "One bucket per minute, oldest first.",
+        items: {
+          type: "object",
+          required: ["minute", "success", "httpFailure", "networkFailure", "deadLetters"],
+          additionalProperties: false,
+          properties: { minute: time, success: count, httpFailure: count, networkFailure: count, deadLetters: count },
+        },
+      },
+    },
+  },
+};
+
+const SERVICE: Json = {
+  Health: {
+    type: "object",
+    required: ["status"],
+    additionalProperties: false,
+    properties: { status: { const: "ok" } },
+  },
+  Readiness: {
+    type: "object",
+    required: ["status"],
+    additionalProperties: false,
+    properties: {
+      status: { type: "string", enum: ["ready", "unavailable"] },
+      down: { type: "array", items: { type: "string", enum: ["postgres", "redis"] }, description: "The stores that did not answer in time." },
+    },
+  },
+};
+
+export const SESSION_SCHEMAS: Json = { ...TRIGGERS, ...ACCOUNT, ...SERVICE };
