@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { PREVIOUS_SECRET_SIGNS_HOURS, type SecretKeys, secretKeys } from "@ttr/core";
 import {
   applyMigrations,
   clientRunner,
@@ -13,8 +14,11 @@ import {
   createProject,
   createUser,
   ensurePartitions,
+  ensureSigningSecret,
   prune,
+  resealSigningSecrets,
   revokeApiKey,
+  rotateSigningSecret,
   setProjectQuota,
   setUserPassword,
   withPgClient,
@@ -25,6 +29,9 @@ const USAGE = `usage: ttr <command> [options]
   migrate                                              apply database migrations
   project create --name <name> [--quota <n>] [--json]  create a project and its first API key
   project set-quota --project <id> --quota <n> [--json]
+  project signing-secret --project <id> [--rotate] [--json]
+                                                       the project's webhook signing secret (made if missing);
+                                                       --rotate: a new one, the old one signs beside it for ${PREVIOUS_SECRET_SIGNS_HOURS} h
   apikey create --project <id> [--json]
   apikey revoke --id <apiKeyId> [--json]
   user create --project <id> --email <e> [--password <p>] [--json]
@@ -38,15 +45,27 @@ DATABASE_URL selects the database (default: the one \`npm start\` uses).`;
 
 class UsageError extends Error {}
 
+/** The nearest `.ttr/<name>` from the working directory up, as `npm start` writes them; null if none. */
+function startFile(name: string): string | null {
+  for (let dir = process.cwd(); ; dir = path.dirname(dir)) {
+    const file = path.join(dir, ".ttr", name);
+    if (existsSync(file)) return readFileSync(file, "utf8");
+    if (path.dirname(dir) === dir) return null;
+  }
+}
+
 /** `npm start` records where its database is, so `pnpm ttr` works beside it. */
 function databaseUrl(): string {
   if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
-  for (let dir = process.cwd(); ; dir = path.dirname(dir)) {
-    const file = path.join(dir, ".ttr", "env.json");
-    if (existsSync(file)) return (JSON.parse(readFileSync(file, "utf8")) as { DATABASE_URL: string }).DATABASE_URL;
-    if (path.dirname(dir) === dir) break;
-  }
+  const env = startFile("env.json");
+  if (env !== null) return (JSON.parse(env) as { DATABASE_URL: string }).DATABASE_URL;
   throw new UsageError("DATABASE_URL is not set (and no .ttr/env.json from `npm start` was found)");
+}
+
+/** TTR_SECRET_KEY (and TTR_SECRET_KEY_PREVIOUS), else the key `npm start` made; null when there is none. */
+function secretKeysOrNull(): SecretKeys | null {
+  const current = process.env.TTR_SECRET_KEY || startFile("secret-key")?.trim();
+  return current ? secretKeys(current, process.env.TTR_SECRET_KEY_PREVIOUS) : null;
 }
 
 function need(value: string | undefined, flag: string): string {
@@ -127,6 +146,7 @@ async function run(argv: string[]): Promise<{ json: Record<string, unknown>; tex
       email: { type: "string" },
       password: { type: "string" },
       "older-than-days": { type: "string" },
+      rotate: { type: "boolean", default: false },
       json: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -139,7 +159,12 @@ async function run(argv: string[]): Promise<{ json: Record<string, unknown>; tex
     await createDatabaseIfMissing(url);
     const { applied } = await applyMigrations(url);
     await withPgClient(url, (c) => ensurePartitions(clientRunner(c), new Date()), "ttr-cli");
-    return { json: { ok: true }, text: applied.length ? `applied ${applied.join(", ")}` : "database is up to date" };
+    // After TTR_SECRET_KEY changed: secrets sealed with the previous key are sealed again with the new one.
+    const keys = secretKeysOrNull();
+    const db = keys && createDb(url, { max: 2, applicationName: "ttr-cli" });
+    const resealed = db ? await resealSigningSecrets(db, keys).finally(() => db.$disconnect()) : 0;
+    const text = [applied.length ? `applied ${applied.join(", ")}` : "database is up to date", ...(resealed ? [`re-sealed the signing secrets of ${resealed} project(s)`] : [])];
+    return { json: { ok: true }, text: text.join("\n") };
   }
   if (command === "prune") {
     const days = wholeDays(values["older-than-days"] ?? process.env.TTR_RETENTION_DAYS ?? "30");
@@ -161,6 +186,14 @@ async function run(argv: string[]): Promise<{ json: Record<string, unknown>; tex
         const monthlyQuota = quota(values.quota);
         if (!(await setProjectQuota(db, projectId, monthlyQuota))) throw new Error(`project ${projectId} not found`);
         return { json: { projectId, monthlyQuota }, text: `project ${projectId} quota ${monthlyQuota}` };
+      }
+      case "project signing-secret": {
+        const projectId = uuid(values.project, "project");
+        const keys = secretKeysOrNull();
+        if (!keys) throw new Error("TTR_SECRET_KEY is not set: signing secrets are stored sealed with it (docs/delivery-extras.md)");
+        const out = values.rotate ? await rotateSigningSecret(db, keys, projectId) : await ensureSigningSecret(db, keys, projectId);
+        const previous = out.previous === null ? "" : `\nprevious ${out.previous} (still signs)`;
+        return { json: { secret: out.secret, previous: out.previous }, text: `secret ${out.secret}${previous}` };
       }
       case "apikey create": {
         const out = await createApiKey(db, uuid(values.project, "project"));

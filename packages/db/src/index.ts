@@ -11,3 +11,4 @@ export * from "./declare.js";
 export { acquireLease, checkLease, LeaseLost, releaseLease, renewLease } from "./lease.js";
 export { clientRunner, createPgRunner, PLANNED_PER_CALL, type PgRunner, type PgRunnerOptions, sessionOptions, withPgClient } from "./pool.js";
 export { type DayTables, detachDays, ensurePartitions, partitionBounds, prune, PARTITIONS_AHEAD_DAYS, RETENTION_LOCK_KEY, type PruneOptions, type PruneResult } from "./retention.js";
+export * from "./signing.js";

@@ -7,7 +7,8 @@ import { createLogger, createRedis, createRegistry, OutageLog, RepeatLog, redisP
 import { loadEnv } from "./env.js";
 import { createMetrics } from "./metrics.js";
 import { destroyAgents } from "./send.js";
-import { attemptBatches, processAttempt } from "./worker.js";
+import { keysOf, refuseToStart, signer } from "./signing.js";
+import { attemptBatches, processAttempt, whileDatabaseDown } from "./worker.js";
 
 const env = loadEnv();
 const log = createLogger("executor", env.LOG_LEVEL);
@@ -16,7 +17,25 @@ const db = createPgRunner(env.DATABASE_URL, { max: env.DB_POOL_SIZE, application
 const redis = createRedis(env.REDIS_URL, "ttr-executor", log);
 const registry = createRegistry("executor");
 const metrics = createMetrics(registry);
-const deps = { env, db, batches: attemptBatches(db, env, metrics), redis, log, metrics, dbOutage: new OutageLog(log, "postgres", { connection: "ttr-executor" }) };
+const dbOutage = new OutageLog(log, "postgres", { connection: "ttr-executor" });
+const keys = keysOf(env);
+// Without a key, whether one is needed takes the database (waited for if down).
+const refusal = await whileDatabaseDown(dbOutage, () => refuseToStart(db, keys));
+if (refusal !== null) {
+  log.error(refusal);
+  await db.end();
+  process.exit(1);
+}
+const deps = {
+  env,
+  db,
+  batches: attemptBatches(db, env, metrics),
+  redis,
+  log,
+  metrics,
+  dbOutage,
+  sign: signer(db, keys),
+};
 
 // maxStalledCount 0: a job whose worker died mid-attempt is failed, never run
 // again (SPEC §1 Lost attempts 1); the reaper closes its execution.
