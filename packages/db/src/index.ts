@@ -6,6 +6,7 @@ export * from "./admin.js";
 export { applyMigrations, createDatabaseIfMissing } from "./migrate.js";
 export * from "./firing.js";
 export * from "./dashboard.js";
+export { executionJson, triggerJson } from "./json.js";
 export * from "./policies.js";
 export * from "./declare.js";
 export { acquireLease, checkLease, LeaseLost, releaseLease, renewLease } from "./lease.js";

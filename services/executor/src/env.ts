@@ -11,6 +11,7 @@ export interface ExecutorEnv extends CommonEnv {
   EXECUTOR_DB_LINGER_MS: number;
   TTR_SECRET_KEY?: string;
   TTR_SECRET_KEY_PREVIOUS?: string;
+  TTR_NOTIFY_RETRY_DELAYS_SECONDS: number[];
 }
 
 /** A key in TTR_SECRET_KEY's format (32 bytes, hex or base64), or unset. */
@@ -50,6 +51,14 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env): ExecutorEnv {
       TTR_SECRET_KEY: secretKey(),
       /** the key before the last key rotation, while secrets sealed with it remain */
       TTR_SECRET_KEY_PREVIOUS: secretKey(),
+      /**
+       * test-only: the waits before the three retries of a dead-letter
+       * notification (docs/delivery-extras.md), in seconds, comma-separated
+       */
+      TTR_NOTIFY_RETRY_DELAYS_SECONDS: Joi.string()
+        .pattern(/^\d{1,4},\d{1,4},\d{1,4}$/)
+        .custom((value: string) => value.split(",").map(Number))
+        .default([2, 10, 30]),
     }),
     env,
   );

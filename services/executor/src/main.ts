@@ -6,6 +6,7 @@ import { createPgRunner } from "@ttr/db";
 import { createLogger, createRedis, createRegistry, OutageLog, RepeatLog, redisPing, startOpsServer, within } from "@ttr/platform";
 import { loadEnv } from "./env.js";
 import { createMetrics } from "./metrics.js";
+import { Notifier } from "./notify.js";
 import { destroyAgents } from "./send.js";
 import { keysOf, refuseToStart, signer } from "./signing.js";
 import { attemptBatches, processAttempt, whileDatabaseDown } from "./worker.js";
@@ -26,6 +27,8 @@ if (refusal !== null) {
   await db.end();
   process.exit(1);
 }
+const sign = signer(db, keys);
+const notifier = new Notifier({ db, log, sign, blockPrivateNetworks: env.TTR_BLOCK_PRIVATE_NETWORKS, retryDelaysSeconds: env.TTR_NOTIFY_RETRY_DELAYS_SECONDS });
 const deps = {
   env,
   db,
@@ -34,7 +37,8 @@ const deps = {
   log,
   metrics,
   dbOutage,
-  sign: signer(db, keys),
+  sign,
+  notifier,
 };
 
 // maxStalledCount 0: a job whose worker died mid-attempt is failed, never run
@@ -64,7 +68,10 @@ async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   log.info("shutting down: finishing attempts in flight", { signal });
+  const graceEnds = Date.now() + env.EXECUTOR_SHUTDOWN_GRACE_SECONDS * 1000;
   await within(env.EXECUTOR_SHUTDOWN_GRACE_SECONDS * 1000, worker.close());
+  // dead-letter notifications under way, in what is left of the grace period
+  await within(Math.max(0, graceEnds - Date.now()), notifier.drain());
   ops.close();
   destroyAgents();
   await Promise.allSettled([db.end()]);

@@ -19,6 +19,7 @@ import type { ExecutorEnv } from "./env.js";
 import type { Metrics } from "./metrics.js";
 import { recordOf } from "./record.js";
 import { type AttemptResult, classify, sendAttempt } from "./send.js";
+import type { Notifier } from "./notify.js";
 import type { Signer } from "./signing.js";
 
 export interface WorkerDeps {
@@ -32,6 +33,8 @@ export interface WorkerDeps {
   dbOutage: OutageLog;
   /** the webhook headers of attempts whose policies say to sign */
   sign: Signer;
+  /** dead-letter notifications, sent beside the attempts */
+  notifier: Notifier;
 }
 
 /** Longest pause between two tries while PostgreSQL is down. */
@@ -151,5 +154,6 @@ export async function processAttempt(deps: WorkerDeps, data: unknown): Promise<v
   }
   const { recorded, retryExecutionId } = await whileDatabaseDown(deps.dbOutage, () => deps.batches.finish.call({ ...ref, record }));
   await markEnded(deps.redis, prefix, started.projectId, started.tags, executionId);
+  if (recorded && record.isDeadLetter) deps.notifier.deadLetter(started);
   deps.log.info("attempt", { ...log, status: record.responseStatus, recorded, retry: retryExecutionId !== null, deadLetter: record.isDeadLetter });
 }

@@ -13,9 +13,10 @@
 // instances (the dashboard's recurring-trigger page).
 import type express from "express";
 import type { Request, Response } from "express";
-import { badRequest, gone, headersObject, notFound, unauthorized } from "@ttr/core";
+import { badRequest, gone, notFound, unauthorized } from "@ttr/core";
 import * as d from "@ttr/db";
-import type { DashboardTriggerRow, ExecutionRow, GeneratorStatus, Keyset, TriggerStatus } from "@ttr/db";
+import { executionJson, triggerJson } from "@ttr/db";
+import type { ExecutionRow, GeneratorStatus, Keyset, TriggerStatus } from "@ttr/db";
 import type { Deps } from "../deps.js";
 import { requireSession, sessionOf } from "../auth/session.js";
 import { apiRouter } from "../http/paths.js";
@@ -75,51 +76,10 @@ function paginate<T extends { createdAt: Date; id: string }>(rows: T[], limit: n
   return { page, nextCursor: encodeCursor(page[limit - 1]!) };
 }
 
-// ---- JSON shapes (CONTRACT §5 Trigger, Execution) ---------------------------
+// ---- JSON shapes (CONTRACT §5 Trigger, Execution): in @ttr/db, shared with
+// the dead-letter notifications the executor sends
 
-const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
-
-const utf8 = new TextDecoder("utf-8");
-
-export function triggerJson(t: DashboardTriggerRow) {
-  return {
-    id: t.id,
-    kind: t.kind,
-    status: t.status,
-    customKey: t.customKey,
-    title: t.title,
-    url: t.url,
-    method: t.method,
-    headers: headersObject(t.headers),
-    body: t.body === null ? null : utf8.decode(t.body),
-    tags: t.tags,
-    scheduledAt: iso(t.scheduledAt),
-    cronExpr: t.cronExpr,
-    tz: t.tz,
-    generatorId: t.generatorId,
-    createdAt: iso(t.createdAt),
-    updatedAt: iso(t.updatedAt),
-  };
-}
-
-export function executionJson(e: ExecutionRow) {
-  return {
-    id: e.id,
-    triggerId: e.triggerId,
-    attemptNumber: e.attemptNumber,
-    triggeredBy: e.triggeredBy,
-    status: e.status,
-    plannedAt: iso(e.plannedAt),
-    startedAt: iso(e.startedAt),
-    completedAt: iso(e.completedAt),
-    responseStatus: e.responseStatus,
-    responseHeaders: e.responseHeaders,
-    responseBody: e.responseBody,
-    responseSize: e.responseSize,
-    errorMessage: e.errorMessage,
-    isDeadLetter: e.isDeadLetter,
-  };
-}
+export { executionJson, triggerJson };
 
 // ---- routes -----------------------------------------------------------------
 
