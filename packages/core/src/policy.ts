@@ -175,7 +175,7 @@ export const policyUpdateBody: Joi.ObjectSchema<PolicyBody> = Joi.object<PolicyB
 /** POST's body: as PUT's, and `tag` is required. */
 export const policyCreateBody: Joi.ObjectSchema<PolicyBody> = policyUpdateBody.keys({ tag: FIELDS.tag.required() });
 
-// ---- stage 2: values (SPEC §7 validation messages 1–12, then 13 for notifyUrl)
+// ---- stage 2: values (the validation messages in their order; 13 is notifyUrl)
 
 const at = (value: number | null | undefined): value is number => value !== null && value !== undefined;
 

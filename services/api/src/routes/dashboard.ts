@@ -76,7 +76,7 @@ function paginate<T extends { createdAt: Date; id: string }>(rows: T[], limit: n
   return { page, nextCursor: encodeCursor(page[limit - 1]!) };
 }
 
-// ---- JSON shapes (CONTRACT §5 Trigger, Execution): in @ttr/db, shared with
+// ---- JSON shapes (Trigger, Execution): in @ttr/db, shared with
 // the dead-letter notifications the executor sends
 
 export { executionJson, triggerJson };
