@@ -2,7 +2,7 @@
 // migrations, the demo project, then api, scheduler and one executor as child
 // processes. Ctrl-C stops everything this script started.
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { NODE_FLAGS } from "./node-flags.mjs";
@@ -54,8 +54,17 @@ await client.$disconnect();
 mkdirSync(dataDir, { recursive: true });
 writeFileSync(path.join(dataDir, "env.json"), JSON.stringify({ DATABASE_URL, REDIS_URL }, null, 2));
 
+// The key that seals signing secrets (docs/delivery-extras.md): made on the
+// first run and kept under .ttr/, where `npm run ttr` finds it too.
+const keyFile = path.join(dataDir, "secret-key");
+if (!env.TTR_SECRET_KEY && !existsSync(keyFile)) {
+  writeFileSync(keyFile, `${randomBytes(32).toString("base64")}\n`, { mode: 0o600 });
+  say(`made a key for sealing secrets: ${path.relative(root, keyFile)} (keep it; signing secrets cannot be read without it)`);
+}
+const TTR_SECRET_KEY = env.TTR_SECRET_KEY || readFileSync(keyFile, "utf8").trim();
+
 const children = [];
-const serviceEnv = { ...env, DATABASE_URL, REDIS_URL, PORT: String(port) };
+const serviceEnv = { ...env, DATABASE_URL, REDIS_URL, PORT: String(port), TTR_SECRET_KEY };
 // METRICS_PORT for the scheduler, the next free port for the executor (docs/operations.md).
 const metricsPorts = [];
 for (let p = Number(env.METRICS_PORT ?? 9464); metricsPorts.length < 2 && p < 65536; p++) {

@@ -186,6 +186,25 @@ describe("the dashboard in a browser", () => {
     await browser.screenshot("07b-dead-letter-replayed");
   }, T);
 
+  it("a dead letter's notification to its policy's notifyUrl shows on the trigger's page", async () => {
+    const policy = await sys.call(
+      "POST",
+      "/tag-policies",
+      { "ttr-api-key": sys.apiKey, "Content-Type": "application/json" },
+      JSON.stringify({ tag: "reported", notifyUrl: `${target.base}/notify-ok` }),
+    );
+    expect(policy.status, policy.text).toBe(200);
+    const id = await schedule("/fail", { "ttr-tags": "reported", "ttr-title": "Reported call" });
+    await page.goto(dashboard(`/triggers/${id}`));
+    await waitText(execution(1), "Dead letter", 20_000);
+    await waitText(execution(1).getByTestId("notification"), "Notified (1 try)", 20_000);
+    expect(target.hits("/notify-ok")).toHaveLength(1);
+    await browser.screenshot("07c-dead-letter-notified");
+    // the policy test below starts from the policies before this one
+    const gone = await sys.call("DELETE", `/tag-policies/${policy.json().tagPolicy.id}`, { "ttr-api-key": sys.apiKey });
+    expect(gone.status).toBe(200);
+  }, T);
+
   it("creates, edits and deletes a tag policy; the API's messages appear at their fields", async () => {
     const sent: Array<{ method: string; body: unknown }> = [];
     page.on("request", (r) => {

@@ -203,6 +203,38 @@ describe("defaults", () => {
     expect(await checksum(["connection.redisUrl=redis://r:6379"])).not.toBe(await checksum([]));
   });
 
+  it("TTR_SECRET_KEY: none by default; from a Secret for the executor and the migrations Job only; a change rolls the pods", async () => {
+    const secretKeyEnv = (objects: K8sObject[]) =>
+      Object.fromEntries(
+        podTemplates(objects).flatMap((p) => p.spec.containers.map((c: K8sObject) => [`${p.owner.metadata.name}/${c.name}`, envOf(c).get("TTR_SECRET_KEY")?.valueFrom?.secretKeyRef ?? envOf(c).get("TTR_SECRET_KEY")])),
+      );
+    const none = await render();
+    expect(Object.values(secretKeyEnv(none)).filter(Boolean)).toEqual([]);
+    expect(none.filter((o) => o.kind === "Secret" && o.metadata.name.endsWith("-secret-key"))).toEqual([]);
+
+    const key = "q83vEjRWeJCrze8SNFZ4kKvN7xI0VniQq83vEjRWeJA=";
+    const objects = await render([], [`secretKey.value=${key}`, `secretKey.previousValue=${"ab".repeat(32)}`]);
+    const secret = find(objects, "Secret", "-secret-key");
+    expect(secret.stringData).toEqual({ TTR_SECRET_KEY: key, TTR_SECRET_KEY_PREVIOUS: "ab".repeat(32) });
+    const refs = secretKeyEnv(objects);
+    const holders = Object.entries(refs).filter(([, ref]) => ref).map(([name]) => name);
+    expect(holders.map((n) => n.replace(/^.*?-ttr-/, "")).sort()).toEqual(["executor/executor", "migrate/migrate"]);
+    for (const name of holders) expect(refs[name]).toMatchObject({ name: secret.metadata.name, key: "TTR_SECRET_KEY" });
+    expect(Object.entries(refs).find(([n]) => n.includes("executor"))![1].optional).toBeUndefined();
+    expect(Object.entries(refs).find(([n]) => n.includes("migrate"))![1].optional).toBe(true);
+    for (const cm of objects.filter((o) => o.kind === "ConfigMap")) expect(JSON.stringify(cm.data)).not.toContain(key);
+
+    const checksum = (o: K8sObject[]) => find(o, "Deployment", "-executor").spec.template.metadata.annotations["checksum/config"];
+    expect(checksum(objects)).not.toBe(checksum(none));
+
+    const existing = await render([], ["secretKey.existingSecret=my-key", `secretKey.value=${key}`]);
+    expect(existing.filter((o) => o.kind === "Secret" && o.metadata.name.endsWith("-secret-key"))).toEqual([]);
+    expect(envOf(find(existing, "Deployment", "-executor").spec.template.spec.containers[0]).get("TTR_SECRET_KEY")?.valueFrom.secretKeyRef.name).toBe("my-key");
+
+    const bad = await helm(["template", RELEASE, ".", "--set", "secretKey.value=not-a-key"]);
+    expect(bad.code).not.toBe(0);
+  });
+
   it("has a helm test Pod that checks the api's /readyz", async () => {
     const pod = (await render()).find((o) => o.kind === "Pod")!;
     expect(pod.metadata.annotations["helm.sh/hook"]).toBe("test");

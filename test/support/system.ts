@@ -1,6 +1,7 @@
 // ttr as it runs for real: api, schedulers and executors as separate
 // processes on a fresh database and Redis prefix.
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createDb, createProject, type Db } from "@ttr/db";
@@ -99,6 +100,8 @@ export async function startSystem(opts: SystemOptions = {}): Promise<System> {
     TTR_REDIS_PREFIX: redisPrefix(),
     LOG_LEVEL: "warn",
     DB_POOL_SIZE: "5",
+    // seals signing secrets; the CLI run against this system takes it from `env`
+    TTR_SECRET_KEY: randomBytes(32).toString("base64"),
     ...opts.env,
   };
   const services: Service[] = [];

@@ -2,19 +2,32 @@
 // database to use, and passwords kept out of the process list.
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { type SecretKeys, secretKeys } from "@ttr/core";
 
 /** A mistake in how the command was called: usage on stderr, exit code 2. */
 export class UsageError extends Error {}
 
+/** The nearest `.ttr/<name>` from the working directory up, as `npm start` writes them; null if none. */
+function startFile(name: string): string | null {
+  for (let dir = process.cwd(); ; dir = path.dirname(dir)) {
+    const file = path.join(dir, ".ttr", name);
+    if (existsSync(file)) return readFileSync(file, "utf8");
+    if (path.dirname(dir) === dir) return null;
+  }
+}
+
 /** `npm start` records where its database is, so `npm run ttr` works beside it. */
 export function databaseUrl(): string {
   if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
-  for (let dir = process.cwd(); ; dir = path.dirname(dir)) {
-    const file = path.join(dir, ".ttr", "env.json");
-    if (existsSync(file)) return (JSON.parse(readFileSync(file, "utf8")) as { DATABASE_URL: string }).DATABASE_URL;
-    if (path.dirname(dir) === dir) break;
-  }
+  const env = startFile("env.json");
+  if (env !== null) return (JSON.parse(env) as { DATABASE_URL: string }).DATABASE_URL;
   throw new UsageError("DATABASE_URL is not set (and no .ttr/env.json from `npm start` was found)");
+}
+
+/** TTR_SECRET_KEY (and TTR_SECRET_KEY_PREVIOUS), else the key `npm start` made; null when there is none. */
+export function secretKeysOrNull(): SecretKeys | null {
+  const current = process.env.TTR_SECRET_KEY || startFile("secret-key")?.trim();
+  return current ? secretKeys(current, process.env.TTR_SECRET_KEY_PREVIOUS) : null;
 }
 
 export function need(value: string | undefined, flag: string): string {

@@ -7,3 +7,4 @@ export type { components, operations, paths } from "./generated/openapi.js";
 export type { Fetch } from "./http.js";
 export { type ScheduleOptions, scheduledAtHeader } from "./schedule.js";
 export type * from "./types.js";
+export { type VerifiedWebhook, type VerifyWebhookOptions, type WebhookHeaders, WebhookVerificationError, type WebhookVerificationReason, verifyWebhook } from "./verify-webhook.js";

@@ -4,9 +4,11 @@ export { checkCron, nextCronTime, nextCronTimes, type CronSchedule } from "./cro
 export { parseTagsHeader, checkScheduleTags, isPolicyTag, checkTitle, checkCustomKey, MAX_CUSTOM_KEY_LENGTH } from "./tags.js";
 export { forwardedHeaders, headersObject, pairsOf, methodCarriesBody, type HeaderPairs } from "./headers.js";
 export * from "./secrets.js";
+export * from "./seal.js";
+export * from "./webhook.js";
 export { ATTEMPT_QUEUE, ATTEMPT_JOB, attemptJobOptions, checkAttemptJob, type AttemptJob } from "./jobs.js";
-export { mergeRetry, retryDelaySeconds, nextRetryDelay, failureKind, type MergedRetry, type RetryFields, type RetryOn, type RetryStrategy, type FailureKind } from "./retry.js";
-export { checkPolicy, parseWindow, effectiveWindowSeconds, isWindowKey, policyCreateBody, policyUpdateBody, POLICY_DEFAULTS, MAX_THROUGHPUT_WINDOWS, MAX_EFFECTIVE_WINDOW_SECONDS, type PolicyBody, type PolicySettings, type Throughput } from "./policy.js";
+export { mergeRetry, retryDelaySeconds, nextRetryDelay, failureKind, retryAfterSeconds, honorRetryAfter, type MergedRetry, type RetryFields, type RetryOn, type RetryStrategy, type FailureKind } from "./retry.js";
+export { checkPolicy, parseWindow, effectiveWindowSeconds, isWindowKey, policyCreateBody, policyUpdateBody, POLICY_DEFAULTS, EXTRA_DEFAULTS, policyExtras, setExtras, MAX_NOTIFY_URL_LENGTH, MAX_THROUGHPUT_WINDOWS, MAX_EFFECTIVE_WINDOW_SECONDS, type PolicyBody, type PolicySettings, type PolicyExtras, type Throughput } from "./policy.js";
 export {
   planDeclare, planUpserts, encodeItemBody, bodyHash, itemTags, oneShotStatus, changedJobFields, changedGeneratorFields, summarize,
   type DeclaredItem, type ItemRequest, type StoredJob, type StoredGenerator, type JobWrite, type GeneratorWrite,

@@ -26,7 +26,17 @@ export interface PolicySettings extends RetryFields {
   throughput: Throughput | null;
   maxConcurrent: number | null;
   requestTimeoutSeconds: number | null;
+  /**
+   * Opt-in delivery extras (docs/delivery-extras.md). Absent means the
+   * default (false, false, null): a policy that uses none of them reads,
+   * stores and shows exactly as it did before they existed.
+   */
+  signing?: boolean;
+  honorRetryAfter?: boolean;
+  notifyUrl?: string | null;
 }
+
+export type PolicyExtras = Required<Pick<PolicySettings, "signing" | "honorRetryAfter" | "notifyUrl">>;
 
 /** A POST or PUT body once its format passed; absent fields are undefined, cleared ones null. */
 export interface PolicyBody {
@@ -40,10 +50,13 @@ export interface PolicyBody {
   retryMaxAttempts?: number | null;
   retryJitter?: boolean;
   retryOn?: RetryOn;
+  signing?: boolean;
+  honorRetryAfter?: boolean;
+  notifyUrl?: string | null;
 }
 
 /** The defaults of the fields table of docs/api/tag-policies.md: what a POST resets omitted fields to. */
-export const POLICY_DEFAULTS: Omit<PolicySettings, "tag"> = {
+export const POLICY_DEFAULTS: Omit<PolicySettings, "tag" | keyof PolicyExtras> = {
   throughput: null,
   maxConcurrent: null,
   requestTimeoutSeconds: null,
@@ -54,6 +67,26 @@ export const POLICY_DEFAULTS: Omit<PolicySettings, "tag"> = {
   retryJitter: false,
   retryOn: "5xx_and_network",
 };
+
+export const EXTRA_DEFAULTS: PolicyExtras = { signing: false, honorRetryAfter: false, notifyUrl: null };
+
+/** All three extras of a policy, defaults filled in. */
+export function policyExtras(p: PolicySettings): PolicyExtras {
+  return { signing: p.signing ?? false, honorRetryAfter: p.honorRetryAfter ?? false, notifyUrl: p.notifyUrl ?? null };
+}
+
+/**
+ * The extras that are not at their defaults: what a policy's JSON shows of
+ * them, so that a policy without extras looks exactly as before they existed.
+ */
+export function setExtras(p: PolicySettings): Partial<PolicyExtras> {
+  const all = policyExtras(p);
+  const out: Partial<PolicyExtras> = {};
+  if (all.signing) out.signing = true;
+  if (all.honorRetryAfter) out.honorRetryAfter = true;
+  if (all.notifyUrl !== null) out.notifyUrl = all.notifyUrl;
+  return out;
+}
 
 /** docs/api/tag-policies.md, throughput: a whole number without leading zeros and one unit. */
 const WINDOW_KEY = /^[1-9][0-9]*[smhd]$/;
@@ -72,6 +105,7 @@ const STRETCH_SLACK_SECONDS = 0.001;
 /** The integer columns are 32-bit; the bounded fields never get near this. */
 const MAX_STORED_INTEGER = 2_147_483_647;
 const MAX_DELAY_SECONDS = 86400;
+export const MAX_NOTIFY_URL_LENGTH = 2048;
 
 export function isWindowKey(key: string): boolean {
   return WINDOW_KEY.test(key);
@@ -122,11 +156,16 @@ const FIELDS = {
   retryMaxAttempts: unboundedInteger().allow(null),
   retryJitter: Joi.boolean(),
   retryOn: Joi.string().valid("network_only", "5xx_and_network", "non_2xx"),
+  // the delivery extras: the booleans cannot be null (like retryJitter), the URL can be cleared
+  signing: Joi.boolean(),
+  honorRetryAfter: Joi.boolean(),
+  notifyUrl: Joi.string().allow("", null),
 };
 
 /**
  * PUT's body: any subset of the fields; `tag`, `retryStrategy`,
- * `retryJitter` and `retryOn` may not be null (docs/api/tag-policies.md).
+ * `retryJitter`, `retryOn`, `signing` and `honorRetryAfter` may not be null
+ * (docs/api/tag-policies.md).
  * Unknown fields are ignored (docs/api/tag-policies.md). Validate with convert off, so
  * `"5"` is not a number and `"true"` not a boolean.
  */
@@ -135,7 +174,7 @@ export const policyUpdateBody: Joi.ObjectSchema<PolicyBody> = Joi.object<PolicyB
 /** POST's body: as PUT's, and `tag` is required. */
 export const policyCreateBody: Joi.ObjectSchema<PolicyBody> = policyUpdateBody.keys({ tag: FIELDS.tag.required() });
 
-// ---- stage 2: values (the validation messages of docs/api/tag-policies.md) ---------------------
+// ---- stage 2: values (the validation messages in their order; 13 is notifyUrl)
 
 const at = (value: number | null | undefined): value is number => value !== null && value !== undefined;
 
@@ -146,8 +185,22 @@ function setsALimit(body: PolicyBody): boolean {
     at(body.requestTimeoutSeconds) ||
     (body.throughput != null && Object.keys(body.throughput).length > 0) ||
     body.retryStrategy === "fixed" ||
-    body.retryStrategy === "exponential"
+    body.retryStrategy === "exponential" ||
+    // a policy may exist only to sign its tag's deliveries or report its dead letters
+    body.signing === true ||
+    (body.notifyUrl != null && body.notifyUrl !== "")
   );
+}
+
+/** Message 13: where dead letters are reported must be an absolute http(s) URL. */
+function checkNotifyUrl(url: string): void {
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(url);
+  } catch {}
+  if (parsed === null || !(parsed.protocol === "http:" || parsed.protocol === "https:") || url.length > MAX_NOTIFY_URL_LENGTH) {
+    throw badRequest(`notifyUrl must be an absolute http or https URL (max ${MAX_NOTIFY_URL_LENGTH} chars)`);
+  }
 }
 
 /** Messages 5–7. All rates are checked for 6 before any window for 7, as the list orders them. */
@@ -240,11 +293,18 @@ export function checkPolicy(body: PolicyBody, current: PolicySettings | null): P
     retryMaxAttempts: sent(body.retryMaxAttempts, base.retryMaxAttempts),
     retryJitter: sent(body.retryJitter, base.retryJitter),
     retryOn: sent(body.retryOn, base.retryOn),
+    signing: sent(body.signing, base.signing),
+    honorRetryAfter: sent(body.honorRetryAfter, base.honorRetryAfter),
+    // "" clears it like null
+    notifyUrl: body.notifyUrl === "" ? null : sent(body.notifyUrl, base.notifyUrl),
   };
   checkRetry(next);
+  if (body.notifyUrl) checkNotifyUrl(body.notifyUrl);
+  const { signing: _s, honorRetryAfter: _h, notifyUrl: _n, ...rest } = next;
 
   return {
-    ...next,
+    ...rest,
+    ...setExtras(next),
     throughput: next.throughput !== null && Object.keys(next.throughput).length > 0 ? { ...next.throughput } : null,
     maxConcurrent: floor(next.maxConcurrent),
     requestTimeoutSeconds: floor(next.requestTimeoutSeconds),

@@ -82,3 +82,34 @@ export function nextRetryDelay(policy: MergedRetry | null, kind: FailureKind, at
   if (policy.maxAttempts !== null && attempt >= policy.maxAttempts) return null;
   return retryDelaySeconds(policy, attempt, random);
 }
+
+/** Answers whose `Retry-After` a policy with `honorRetryAfter` obeys. */
+const RETRY_AFTER_STATUSES = new Set([429, 503]);
+/** A Retry-After is never followed further than this without a cap of the policy's own. */
+const MAX_RETRY_AFTER_SECONDS = 86400;
+
+/**
+ * Seconds a `Retry-After` value asks to wait, measured from `now`: whole
+ * seconds (`120`) or an HTTP date. Null when absent or unreadable; a date in
+ * the past is 0.
+ */
+export function retryAfterSeconds(value: string | undefined, now: Date): number | null {
+  if (value === undefined) return null;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text);
+  // HTTP dates name a weekday and GMT; Date.parse alone would accept "5" or "2026".
+  if (!/^[A-Za-z]{3},? .*GMT$/.test(text)) return null;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now.getTime()) / 1000));
+}
+
+/**
+ * The retry delay once the target's `Retry-After` is honoured: at least
+ * what the answer asked for (a 429 or 503 only), capped by the policy's
+ * `retryMaxDelaySeconds` (a day when it has none), and never less than the
+ * policy's own delay.
+ */
+export function honorRetryAfter(delay: number, status: number | null, retryAfter: number | null, maxDelay: number | null): number {
+  if (status === null || !RETRY_AFTER_STATUSES.has(status) || retryAfter === null) return delay;
+  return Math.max(delay, Math.min(retryAfter, maxDelay ?? MAX_RETRY_AFTER_SECONDS));
+}

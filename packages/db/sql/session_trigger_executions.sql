@@ -1,12 +1,14 @@
 -- Every execution of one of a project's triggers, by attempt number
 -- (docs/api/dashboard-api.md).
 -- Params: $1 project_id, $2 trigger_id.
--- Returns executions in the dashboard's Execution shape plus createdAt.
+-- Returns executions in the dashboard's Execution shape plus createdAt, and
+-- a dead letter's notification outcome (null columns when none was sent).
 SELECT e.id::text AS id, e.trigger_id::text AS "triggerId", e.attempt_number AS "attemptNumber",
        e.triggered_by::text AS "triggeredBy", e.status::text AS status, e.planned_at AS "plannedAt",
        e.started_at AS "startedAt", e.completed_at AS "completedAt", e.response_status AS "responseStatus",
        e.response_headers AS "responseHeaders", e.response_body AS "responseBody",
        e.response_size AS "responseSize", e.error_message AS "errorMessage", e.is_dead_letter AS "isDeadLetter",
+       e.notify_status AS "notifyStatus", e.notify_attempts AS "notifyAttempts", e.notify_error AS "notifyError",
        e.created_at AS "createdAt"
 FROM executions e
 WHERE e.trigger_id = $2::uuid AND e.project_id = $1::uuid

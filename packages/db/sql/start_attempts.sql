@@ -2,7 +2,8 @@
 -- jobs it takes at about the same time): execution planned → started,
 -- trigger queued or retrying → running (docs/concepts.md). Each attempt's timeout is
 -- fixed here from its tags' policies (docs/api/tag-policies.md, timeout), and so are the retry
--- settings applied if it fails (docs/api/tag-policies.md, retries).
+-- settings applied if it fails (docs/api/tag-policies.md, retries) and the delivery extras
+-- (signing, Retry-After, dead-letter notification) its policies ask for.
 -- Params: $1 execution ids (uuid[]), $2 the day they are stored under
 -- (date: only that day's partitions are read, also by a prepared plan, so
 -- attempts of several days take one statement per day), $3 default
@@ -30,7 +31,8 @@ WITH planned AS (
            'tag', p.tag,
            'retryStrategy', p.retry_strategy, 'retryInitialDelaySeconds', p.retry_initial_delay_seconds,
            'retryMaxDelaySeconds', p.retry_max_delay_seconds, 'retryMaxAttempts', p.retry_max_attempts,
-           'retryJitter', p.retry_jitter, 'retryOn', p.retry_on)) AS policies
+           'retryJitter', p.retry_jitter, 'retryOn', p.retry_on,
+           'signing', p.signing, 'honorRetryAfter', p.honor_retry_after, 'notifyUrl', p.notify_url)) AS policies
   FROM target JOIN tag_policies p ON p.project_id = target.project_id AND p.tag = ANY (target.tags)
   GROUP BY target.id
 ), started AS (

@@ -63,6 +63,10 @@ export interface ExecutionRow {
   responseSize: number | null;
   errorMessage: string | null;
   isDeadLetter: boolean;
+  /** a dead letter's notification (docs/delivery-extras.md); read only by the trigger's page */
+  notifyStatus?: string | null;
+  notifyAttempts?: number | null;
+  notifyError?: string | null;
   /** the keyset of the execution list */
   createdAt: Date;
 }

@@ -131,7 +131,15 @@ export interface StartedAttempt extends AttemptRef {
   source: "schedule" | "item";
   scheduledAt: Date;
   tags: string[];
-  policies: Array<RetryFields & { tag: string }>;
+  policies: AttemptPolicy[];
+}
+
+/** What an attempt reads of each of its tags' policies when it starts. */
+export interface AttemptPolicy extends RetryFields {
+  tag: string;
+  signing: boolean;
+  honorRetryAfter: boolean;
+  notifyUrl: string | null;
 }
 
 /**

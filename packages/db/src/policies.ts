@@ -1,7 +1,7 @@
 // Tag policies as stored (docs/api/tag-policies.md).
 // Each function runs one named statement; the values were checked by core's
 // checkPolicy before they get here.
-import type { PolicySettings } from "@ttr/core";
+import { type PolicySettings, policyExtras } from "@ttr/core";
 import { query, queryOne, type SqlRunner } from "./sql.js";
 
 export interface PolicyRow extends PolicySettings {
@@ -13,6 +13,7 @@ export interface PolicyRow extends PolicySettings {
 
 /** The statements' parameters after the row's identity, in their column order. */
 function settingsParams(p: PolicySettings): unknown[] {
+  const extras = policyExtras(p);
   return [
     p.throughput === null ? null : JSON.stringify(p.throughput),
     p.maxConcurrent,
@@ -23,6 +24,9 @@ function settingsParams(p: PolicySettings): unknown[] {
     p.retryMaxAttempts,
     p.retryJitter,
     p.retryOn,
+    extras.signing,
+    extras.honorRetryAfter,
+    extras.notifyUrl,
   ];
 }
 

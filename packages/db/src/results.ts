@@ -8,10 +8,11 @@
 // opaque cursor is the base64url of the last row's createdAt and id, so a
 // page costs the same at any depth and rows created meanwhile neither shift
 // nor repeat later pages.
-import { badRequest, gone, headersObject, notFound } from "@ttr/core";
+import { badRequest, gone, notFound } from "@ttr/core";
 import * as d from "./dashboard.js";
 import type { DashboardTriggerRow, ExecutionRow, Keyset, TriggerListFilter } from "./dashboard.js";
 import type { GeneratorStatus, TriggerStatus } from "./rows.js";
+import { executionJson, triggerJson } from "./json.js";
 import type { SqlRunner } from "./sql.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -41,52 +42,6 @@ function paginate<T extends { createdAt: Date; id: string }>(rows: T[], limit: n
   if (rows.length <= limit) return { page: rows, nextCursor: null };
   const page = rows.slice(0, limit);
   return { page, nextCursor: encodeCursor(page[limit - 1]!) };
-}
-
-// ---- JSON shapes ------------------------------------------------------------------
-
-const iso = (at: Date | null): string | null => (at === null ? null : at.toISOString());
-
-const utf8 = new TextDecoder("utf-8");
-
-export function triggerJson(t: DashboardTriggerRow) {
-  return {
-    id: t.id,
-    kind: t.kind,
-    status: t.status,
-    customKey: t.customKey,
-    title: t.title,
-    url: t.url,
-    method: t.method,
-    headers: headersObject(t.headers),
-    body: t.body === null ? null : utf8.decode(t.body),
-    tags: t.tags,
-    scheduledAt: iso(t.scheduledAt),
-    cronExpr: t.cronExpr,
-    tz: t.tz,
-    generatorId: t.generatorId,
-    createdAt: iso(t.createdAt),
-    updatedAt: iso(t.updatedAt),
-  };
-}
-
-export function executionJson(e: ExecutionRow) {
-  return {
-    id: e.id,
-    triggerId: e.triggerId,
-    attemptNumber: e.attemptNumber,
-    triggeredBy: e.triggeredBy,
-    status: e.status,
-    plannedAt: iso(e.plannedAt),
-    startedAt: iso(e.startedAt),
-    completedAt: iso(e.completedAt),
-    responseStatus: e.responseStatus,
-    responseHeaders: e.responseHeaders,
-    responseBody: e.responseBody,
-    responseSize: e.responseSize,
-    errorMessage: e.errorMessage,
-    isDeadLetter: e.isDeadLetter,
-  };
 }
 
 export type TriggerJson = ReturnType<typeof triggerJson>;

@@ -1,4 +1,5 @@
 import Joi from "joi";
+import { parseSecretKey } from "@ttr/core";
 import { type CommonEnv, commonEnv, readEnv } from "@ttr/platform";
 import { parseSubnet, type Subnet } from "./net-guard.js";
 
@@ -10,7 +11,19 @@ export interface ExecutorEnv extends CommonEnv {
   METRICS_PORT: number;
   DB_POOL_SIZE: number;
   EXECUTOR_DB_LINGER_MS: number;
+  TTR_SECRET_KEY?: string;
+  TTR_SECRET_KEY_PREVIOUS?: string;
+  TTR_NOTIFY_RETRY_DELAYS_SECONDS: number[];
 }
+
+/** A key in TTR_SECRET_KEY's format (32 bytes, hex or base64), or unset. */
+const secretKey = () =>
+  Joi.string()
+    .empty("")
+    .custom((value: string) => {
+      parseSecretKey(value);
+      return value;
+    }, "a 32-byte key");
 
 export function loadEnv(env: NodeJS.ProcessEnv = process.env): ExecutorEnv {
   return readEnv<ExecutorEnv>(
@@ -37,6 +50,22 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env): ExecutorEnv {
        * at most this much later.
        */
       EXECUTOR_DB_LINGER_MS: Joi.number().integer().min(0).max(100).default(3),
+      /**
+       * opens the projects' sealed signing secrets (docs/delivery-extras.md);
+       * required once any project has one: the executor then refuses to start
+       * without it, and never sends unsigned what a policy says to sign
+       */
+      TTR_SECRET_KEY: secretKey(),
+      /** the key before the last key rotation, while secrets sealed with it remain */
+      TTR_SECRET_KEY_PREVIOUS: secretKey(),
+      /**
+       * test-only: the waits before the three retries of a dead-letter
+       * notification (docs/delivery-extras.md), in seconds, comma-separated
+       */
+      TTR_NOTIFY_RETRY_DELAYS_SECONDS: Joi.string()
+        .pattern(/^\d{1,4},\d{1,4},\d{1,4}$/)
+        .custom((value: string) => value.split(",").map(Number))
+        .default([2, 10, 30]),
     }),
     env,
   );

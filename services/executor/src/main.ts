@@ -8,8 +8,10 @@ import { createLogger, createRedis, createRegistry, OutageLog, RepeatLog, redisP
 import { type ExecutorEnv, loadEnv } from "./env.js";
 import { createMetrics } from "./metrics.js";
 import { formatSubnet } from "./net-guard.js";
+import { Notifier } from "./notify.js";
 import { destroyAgents } from "./send.js";
-import { attemptBatches, processAttempt } from "./worker.js";
+import { keysOf, refuseToStart, signer } from "./signing.js";
+import { attemptBatches, processAttempt, whileDatabaseDown } from "./worker.js";
 
 let env: ExecutorEnv;
 try {
@@ -26,7 +28,28 @@ const db = createPgRunner(env.DATABASE_URL, { max: env.DB_POOL_SIZE, application
 const redis = createRedis(env.REDIS_URL, "ttr-executor", log);
 const registry = createRegistry("executor");
 const metrics = createMetrics(registry);
-const deps = { env, db, batches: attemptBatches(db, env, metrics), redis, log, metrics, dbOutage: new OutageLog(log, "postgres", { connection: "ttr-executor" }) };
+const dbOutage = new OutageLog(log, "postgres", { connection: "ttr-executor" });
+const keys = keysOf(env);
+// Without a key, whether one is needed takes the database (waited for if down).
+const refusal = await whileDatabaseDown(dbOutage, () => refuseToStart(db, keys));
+if (refusal !== null) {
+  log.error(refusal);
+  await db.end();
+  process.exit(1);
+}
+const sign = signer(db, keys);
+const notifier = new Notifier({ db, log, sign, blockPrivateNetworks: env.TTR_BLOCK_PRIVATE_NETWORKS, retryDelaysSeconds: env.TTR_NOTIFY_RETRY_DELAYS_SECONDS });
+const deps = {
+  env,
+  db,
+  batches: attemptBatches(db, env, metrics),
+  redis,
+  log,
+  metrics,
+  dbOutage,
+  sign,
+  notifier,
+};
 
 // maxStalledCount 0: a job whose worker died mid-attempt is failed, never run
 // again (docs/concepts.md, lost attempts); the reaper closes its execution.
@@ -60,7 +83,10 @@ async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   log.info("shutting down: finishing attempts in flight", { signal });
+  const graceEnds = Date.now() + env.EXECUTOR_SHUTDOWN_GRACE_SECONDS * 1000;
   await within(env.EXECUTOR_SHUTDOWN_GRACE_SECONDS * 1000, worker.close());
+  // dead-letter notifications under way, in what is left of the grace period
+  await within(Math.max(0, graceEnds - Date.now()), notifier.drain());
   ops.close();
   destroyAgents();
   await Promise.allSettled([db.end()]);

@@ -1,7 +1,7 @@
 // What an attempt's result becomes in its execution row, and whether it is
 // retried (docs/concepts.md, dead letters, docs/api/tag-policies.md, retries). The
 // retry settings are the ones read when the attempt started.
-import { failureKind, mergeRetry, nextRetryDelay } from "@ttr/core";
+import { failureKind, honorRetryAfter, mergeRetry, nextRetryDelay, retryAfterSeconds } from "@ttr/core";
 import type { AttemptRecord, StartedAttempt } from "@ttr/db";
 import { type AttemptResult, classify } from "./send.js";
 
@@ -17,7 +17,12 @@ export function recordOf(started: StartedAttempt, result: AttemptResult, complet
       const response = result.kind === "response" ? result : null;
       let retryAt: Date | null = null;
       if (outcome !== "success") {
-        const delay = nextRetryDelay(mergeRetry(started.policies), failureKind(response?.status ?? null), started.attemptNumber, random);
+        const merged = mergeRetry(started.policies);
+        let delay = nextRetryDelay(merged, failureKind(response?.status ?? null), started.attemptNumber, random);
+        // honorRetryAfter (docs/delivery-extras.md): on if any retrying tag's policy sets it
+        if (delay !== null && response && started.policies.some((p) => p.retryStrategy !== "none" && p.honorRetryAfter)) {
+          delay = honorRetryAfter(delay, response.status, retryAfterSeconds(response.headers["retry-after"], completedAt), merged!.maxDelay);
+        }
         if (delay !== null) retryAt = new Date(completedAt.getTime() + delay * 1000);
       }
       return {

@@ -31,6 +31,12 @@ export interface OutgoingRequest {
   body: Uint8Array | null;
   /** `schedule`: a /schedule trigger; `item`: a /declare or /bulk item (different header rules). */
   source: "schedule" | "item";
+  /**
+   * Headers of ttr's own, sent after the stored ones, which lose any line
+   * of the same name (the webhook signature headers of a signing policy).
+   * Names in lowercase.
+   */
+  extraHeaders?: HeaderPairs;
 }
 
 export interface SendOptions {
@@ -96,7 +102,8 @@ function newTraceIds(): { traceId: string; spanId: string } {
 /**
  * The header lines of one attempt, flat (name, value, name, value…) in wire
  * order: Host first, then the stored headers, then traceparent and b3 (any
- * stored ones are replaced), then Content-Length. Null when an item's
+ * stored ones are replaced), then ttr's extra headers if any (likewise),
+ * then Content-Length. Null when an item's
  * headers make the attempt a Transport error (docs/concepts.md, what the target receives).
  */
 function wireHeaders(req: OutgoingRequest, url: URL): string[] | null {
@@ -106,9 +113,11 @@ function wireHeaders(req: OutgoingRequest, url: URL): string[] | null {
   const lines: string[] = [item ? "host" : "Host", url.host];
   let connection = false;
   let authorization = false;
+  const extra = req.extraHeaders;
   for (const [name, value] of req.headers) {
     const lower = name.toLowerCase();
     if (lower === "authorization") authorization = true;
+    if (extra?.some(([n]) => n === lower)) continue;
     switch (lower) {
       case "host":
         if (item) lines[1] = value;
@@ -139,6 +148,7 @@ function wireHeaders(req: OutgoingRequest, url: URL): string[] | null {
   }
   const { traceId, spanId } = newTraceIds();
   lines.push("traceparent", `00-${traceId}-${spanId}-01`, "b3", `${traceId}-${spanId}-1`);
+  if (extra !== undefined) for (const [name, value] of extra) lines.push(name, value);
   // An empty body counts as none: GET and friends then get no Content-Length.
   const length = req.body?.byteLength ?? 0;
   if (length > 0 || !BODYLESS_METHODS.has(req.method.toUpperCase())) {

@@ -19,6 +19,8 @@ import type { ExecutorEnv } from "./env.js";
 import type { Metrics } from "./metrics.js";
 import { recordOf } from "./record.js";
 import { type AttemptResult, classify, sendAttempt } from "./send.js";
+import type { Notifier } from "./notify.js";
+import type { Signer } from "./signing.js";
 
 export interface WorkerDeps {
   env: ExecutorEnv;
@@ -29,6 +31,10 @@ export interface WorkerDeps {
   metrics: Metrics;
   /** PostgreSQL outages, logged once each */
   dbOutage: OutageLog;
+  /** the webhook headers of attempts whose policies say to sign */
+  sign: Signer;
+  /** dead-letter notifications, sent beside the attempts */
+  notifier: Notifier;
 }
 
 /** Longest pause between two tries while PostgreSQL is down. */
@@ -101,6 +107,20 @@ async function start(deps: WorkerDeps, data: unknown, retried = false): Promise<
   return null;
 }
 
+/**
+ * The signature headers of an attempt, or the errorMessage of an attempt
+ * that cannot be signed and so is not sent at all.
+ */
+async function signedHeaders(deps: WorkerDeps, started: StartedAttempt): Promise<Array<[string, string]> | string> {
+  try {
+    return await whileDatabaseDown(deps.dbOutage, () => deps.sign(started.projectId, started.executionId, started.body));
+  } catch (err) {
+    if ((err as { _tag?: string })._tag !== "SigningFailed") throw err;
+    deps.log.error("attempt not sent: signing failed", { executionId: started.executionId, error: (err as Error).message });
+    return `Signing failed: ${(err as Error).message}`;
+  }
+}
+
 export async function processAttempt(deps: WorkerDeps, data: unknown): Promise<void> {
   const started = await whileDatabaseDown(deps.dbOutage, () => start(deps, data));
   if (!started) return;
@@ -113,15 +133,19 @@ export async function processAttempt(deps: WorkerDeps, data: unknown): Promise<v
   deps.metrics.inFlight.inc();
   let result: AttemptResult;
   try {
-    result = await sendAttempt(
-      { method: started.method, url: started.url, headers: started.headers, body: started.body, source: started.source },
-      {
-        timeoutSeconds: started.timeoutSeconds,
-        blockPrivateNetworks: deps.env.TTR_BLOCK_PRIVATE_NETWORKS,
-        allowNetworks: deps.env.TTR_ALLOW_NETWORKS,
-        reapGraceSeconds: deps.env.TTR_REAP_GRACE_SECONDS,
-      },
-    );
+    const signed = started.policies.some((p) => p.signing) ? await signedHeaders(deps, started) : undefined;
+    result =
+      typeof signed === "string"
+        ? { kind: "network", errorMessage: signed, timedOut: false }
+        : await sendAttempt(
+            { method: started.method, url: started.url, headers: started.headers, body: started.body, source: started.source, extraHeaders: signed },
+            {
+              timeoutSeconds: started.timeoutSeconds,
+              blockPrivateNetworks: deps.env.TTR_BLOCK_PRIVATE_NETWORKS,
+              allowNetworks: deps.env.TTR_ALLOW_NETWORKS,
+              reapGraceSeconds: deps.env.TTR_REAP_GRACE_SECONDS,
+            },
+          );
   } finally {
     deps.metrics.inFlight.dec();
   }
@@ -135,5 +159,6 @@ export async function processAttempt(deps: WorkerDeps, data: unknown): Promise<v
   }
   const { recorded, retryExecutionId } = await whileDatabaseDown(deps.dbOutage, () => deps.batches.finish.call({ ...ref, record }));
   await markEnded(deps.redis, prefix, started.projectId, started.tags, executionId);
+  if (recorded && record.isDeadLetter) deps.notifier.deadLetter(started);
   deps.log.info("attempt", { ...log, status: record.responseStatus, recorded, retry: retryExecutionId !== null, deadLetter: record.isDeadLetter });
 }

@@ -149,13 +149,43 @@ outside it needs them. A JSON list; a new public endpoint family is added here.
       key: {{ .Values.connection.redisUrlKey }}
 {{- end }}
 
+{{/* The Secret holding TTR_SECRET_KEY: secretKey.existingSecret, or the chart's own. */}}
+{{- define "ttr.secretKeySecretName" -}}
+{{- .Values.secretKey.existingSecret | default (include "ttr.componentName" (dict "root" . "component" "secret-key")) }}
+{{- end }}
+
+{{/*
+TTR_SECRET_KEY and TTR_SECRET_KEY_PREVIOUS from that Secret, when a key is
+configured. `optional`: for the migrations hook Job, which on a first install
+runs before the release's Secret exists (and has nothing to re-seal then).
+*/}}
+{{- define "ttr.secretKeyEnv" -}}
+{{- $root := .root }}
+{{- if or $root.Values.secretKey.existingSecret $root.Values.secretKey.value }}
+- name: TTR_SECRET_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "ttr.secretKeySecretName" $root }}
+      key: TTR_SECRET_KEY
+      {{- if .optional }}
+      optional: true
+      {{- end }}
+- name: TTR_SECRET_KEY_PREVIOUS
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "ttr.secretKeySecretName" $root }}
+      key: TTR_SECRET_KEY_PREVIOUS
+      optional: true
+{{- end }}
+{{- end }}
+
 {{/*
 Rolls every pod when the configuration the chart renders changes. A Secret
 given as connection.existingSecret is not seen here: after changing it,
 `kubectl rollout restart deployment -l app.kubernetes.io/instance=<release>`.
 */}}
 {{- define "ttr.configChecksum" -}}
-{{- printf "%s\n%s" (include (print .Template.BasePath "/configmap.yaml") .) (include (print .Template.BasePath "/secret.yaml") .) | sha256sum }}
+{{- printf "%s\n%s\n%s" (include (print .Template.BasePath "/configmap.yaml") .) (include (print .Template.BasePath "/secret.yaml") .) (include (print .Template.BasePath "/secret-key.yaml") .) | sha256sum }}
 {{- end }}
 
 {{/* Pods ------------------------------------------------------------------ */}}

@@ -78,6 +78,9 @@ spec:
                 name: {{ include "ttr.componentName" (dict "root" $root "component" "config") }}
           env:
             {{- include "ttr.connectionEnv" $root | nindent 12 }}
+            {{- if eq .component "executor" }}
+            {{- include "ttr.secretKeyEnv" (dict "root" $root) | nindent 12 }}
+            {{- end }}
             {{- range $name, $value := .env }}
             - name: {{ $name }}
               value: {{ $value | toString | quote }}

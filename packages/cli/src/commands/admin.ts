@@ -9,13 +9,17 @@ import {
   createProject,
   createUser,
   ensurePartitions,
+  ensureSigningSecret,
   prune,
+  resealSigningSecrets,
   revokeApiKey,
+  rotateSigningSecret,
   setProjectQuota,
   setUserPassword,
   withPgClient,
 } from "@ttr/db";
-import { count, need, password, uuid } from "../args.js";
+import { PREVIOUS_SECRET_SIGNS_HOURS } from "@ttr/core";
+import { count, need, password, secretKeysOrNull, uuid } from "../args.js";
 import { type Command, str } from "../command.js";
 
 const s = { type: "string" } as const;
@@ -31,7 +35,11 @@ export const adminCommands: Command[] = [
       await createDatabaseIfMissing(url);
       const { applied } = await applyMigrations(url);
       await withPgClient(url, (c) => ensurePartitions(clientRunner(c), new Date()), "ttr-cli");
-      return { json: { ok: true }, text: applied.length ? `applied ${applied.join(", ")}` : "database is up to date" };
+      // After TTR_SECRET_KEY changed: secrets sealed with the previous key are sealed again with the new one.
+      const keys = secretKeysOrNull();
+      const resealed = keys ? await resealSigningSecrets(ctx.db(), keys) : 0;
+      const text = [applied.length ? `applied ${applied.join(", ")}` : "database is up to date", ...(resealed ? [`re-sealed the signing secrets of ${resealed} project(s)`] : [])];
+      return { json: { ok: true }, text: text.join("\n") };
     },
   },
   {
@@ -68,6 +76,20 @@ export const adminCommands: Command[] = [
       const monthlyQuota = count(str(flags, "quota"), "quota");
       if (!(await setProjectQuota(ctx.db(), projectId, monthlyQuota))) throw new Error(`project ${projectId} not found`);
       return { json: { projectId, monthlyQuota }, text: `project ${projectId} quota ${monthlyQuota}` };
+    },
+  },
+  {
+    name: "project signing-secret",
+    synopsis: "--project <id> [--rotate]",
+    summary: `the project's webhook signing secret, made if missing; --rotate: a new one, the old one signs beside it for ${PREVIOUS_SECRET_SIGNS_HOURS} h`,
+    options: { project: s, rotate: { type: "boolean" } },
+    async run(flags, ctx) {
+      const projectId = uuid(str(flags, "project"), "project");
+      const keys = secretKeysOrNull();
+      if (!keys) throw new Error("TTR_SECRET_KEY is not set: signing secrets are stored sealed with it (docs/delivery-extras.md)");
+      const out = flags.rotate ? await rotateSigningSecret(ctx.db(), keys, projectId) : await ensureSigningSecret(ctx.db(), keys, projectId);
+      const previous = out.previous === null ? "" : `\nprevious ${out.previous} (still signs)`;
+      return { json: { secret: out.secret, previous: out.previous }, text: `secret ${out.secret}${previous}` };
     },
   },
   {

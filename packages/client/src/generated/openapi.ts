@@ -930,6 +930,13 @@ export interface components {
             /** @description null when a response arrived. Otherwise `Transport error (<METHOD> <url>)`, `InvalidUrl error (<METHOD> <url>)`, `Decode error (<status> <METHOD> <url>)`, `{"errorMessage":"Request timed out after <N>s"}` or `Executor died (status=started past reap_after)`. */
             errorMessage: string | null;
             isDeadLetter: boolean;
+            /** @description Only on a dead letter whose tag policy has a `notifyUrl`, once the notification was tried (docs/delivery-extras.md): `sent`, `retrying` (tries left) or `failed`. */
+            notification?: {
+                /** @enum {string} */
+                status: "sent" | "retrying" | "failed";
+                attempts: number;
+                error: string | null;
+            };
         };
         TriggerList: {
             /** @description Newest first. */

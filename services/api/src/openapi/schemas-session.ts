@@ -65,6 +65,18 @@ const TRIGGERS: Json = {
         description: "null when a response arrived. Otherwise `Transport error (<METHOD> <url>)`, `InvalidUrl error (<METHOD> <url>)`, `Decode error (<status> <METHOD> <url>)`, `{\"errorMessage\":\"Request timed out after <N>s\"}` or `Executor died (status=started past reap_after)`.",
       },
       isDeadLetter: { type: "boolean" },
+      notification: {
+        type: "object",
+        description:
+          "Only on a dead letter whose tag policy has a `notifyUrl`, once the notification was tried (docs/delivery-extras.md): `sent`, `retrying` (tries left) or `failed`.",
+        required: ["status", "attempts", "error"],
+        additionalProperties: false,
+        properties: {
+          status: { type: "string", enum: ["sent", "retrying", "failed"] },
+          attempts: { type: "integer", minimum: 0 },
+          error: { type: ["string", "null"] },
+        },
+      },
     },
   },
   TriggerList: {

@@ -10,7 +10,7 @@
 // statement.
 import type express from "express";
 import type { Request, Response } from "express";
-import { badRequest, checkPolicy, notFound, policyCreateBody, policyUpdateBody } from "@ttr/core";
+import { badRequest, checkPolicy, notFound, policyCreateBody, policyUpdateBody, setExtras } from "@ttr/core";
 import { deletePolicy, listPolicies, lockPolicy, type PolicyRow, updatePolicy, upsertPolicy } from "@ttr/db";
 import type { Deps } from "../deps.js";
 import { MiB } from "../http/body.js";
@@ -28,7 +28,9 @@ const policyNotFound = () => notFound("Tag policy not found");
 
 /**
  * The policy as the API shows it: every field, absent ones null, times in
- * ISO 8601 with milliseconds (docs/scheduled-at.md).
+ * ISO 8601 with milliseconds (docs/scheduled-at.md). The delivery extras
+ * (docs/delivery-extras.md) appear only when set, so a policy without them
+ * is shown exactly as before they existed.
  */
 function policyJson(p: PolicyRow) {
   return {
@@ -44,6 +46,7 @@ function policyJson(p: PolicyRow) {
     retryMaxAttempts: p.retryMaxAttempts,
     retryJitter: p.retryJitter,
     retryOn: p.retryOn,
+    ...setExtras(p),
     createdAt: p.createdAt.toISOString(),
     updatedAt: p.updatedAt.toISOString(),
   };

@@ -6,6 +6,20 @@ import { bytes, short } from "../lib/format";
 import type { Execution } from "../lib/types";
 import { Body, HeaderList, Time } from "./bits";
 
+/** The outcome of a dead letter's notification (docs/delivery-extras.md), when its policy asked for one. */
+function Notification({ e }: { e: Execution }) {
+  const n = e.notification;
+  if (!n) return null;
+  const tries = `${n.attempts} ${n.attempts === 1 ? "try" : "tries"}`;
+  const text = n.status === "sent" ? `Notified (${tries})` : n.status === "failed" ? `Notification failed after ${tries}` : `Notifying (${tries} so far)`;
+  return (
+    <span className={`notify notify-${n.status}`} data-testid="notification" title={n.error ?? undefined}>
+      {text}
+      {n.error !== null && n.status !== "sent" && <span className="muted small">: {n.error}</span>}
+    </span>
+  );
+}
+
 function ResponseStatus({ e }: { e: Execution }) {
   if (e.responseStatus === null) return <span className="muted">—</span>;
   const ok = e.responseStatus >= 200 && e.responseStatus < 300;
@@ -70,7 +84,9 @@ export function Executions({ executions }: { executions: Execution[] }) {
                   </td>
                   <td className="num">{bytes(e.responseSize)}</td>
                   <td className="error-cell">{e.errorMessage ?? <span className="muted">—</span>}</td>
-                  <td>{e.isDeadLetter ? <span className="badge dead">Dead letter</span> : <span className="muted">No</span>}</td>
+                  <td>
+                    {e.isDeadLetter ? <span className="badge dead">Dead letter</span> : <span className="muted">No</span>} <Notification e={e} />
+                  </td>
                   <td>
                     {hasResponse && (
                       <button

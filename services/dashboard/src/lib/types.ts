@@ -39,6 +39,8 @@ export interface Execution {
   responseSize: number | null;
   errorMessage: string | null;
   isDeadLetter: boolean;
+  /** a dead letter's notification to its tag policy's notifyUrl, once tried */
+  notification?: { status: "retrying" | "sent" | "failed"; attempts: number; error: string | null };
 }
 
 

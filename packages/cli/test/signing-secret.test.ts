@@ -1,0 +1,103 @@
+// `ttr project signing-secret` and the re-sealing of signing secrets by
+// `ttr migrate` after TTR_SECRET_KEY changed (docs/delivery-extras.md).
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDb, createProject, type Db } from "@ttr/db";
+import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
+
+const run = promisify(execFile);
+const main = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "dist", "main.js");
+// away from the repository, so no .ttr/secret-key of `npm start` is found
+const cwd = mkdtempSync(path.join(tmpdir(), "ttr-cli-"));
+const KEY_A = randomBytes(32).toString("base64");
+const KEY_B = randomBytes(32).toString("hex");
+
+let database: TestDatabase;
+let db: Db;
+let projectId: string;
+
+async function ttr(env: Record<string, string>, ...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [main, ...args], { cwd, env: { PATH: process.env.PATH ?? "", DATABASE_URL: database.url, ...env } });
+    return { stdout, stderr, code: 0 };
+  } catch (err) {
+    const e = err as { stdout: string; stderr: string; code: number };
+    return { stdout: e.stdout, stderr: e.stderr, code: e.code };
+  }
+}
+
+async function secret(env: Record<string, string>, ...flags: string[]): Promise<{ secret: string; previous: string | null }> {
+  const out = await ttr(env, "project", "signing-secret", "--project", projectId, ...flags, "--json");
+  expect(out.code, out.stderr).toBe(0);
+  return JSON.parse(out.stdout);
+}
+
+const stored = () => db.$queryRawUnsafe<Array<{ secret: string; previous: string | null }>>("SELECT secret, previous_secret AS previous FROM signing_secrets WHERE project_id = $1::uuid", projectId);
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  db = createDb(database.url, { max: 2 });
+  projectId = (await createProject(db, "signing", 100)).projectId;
+});
+afterAll(async () => {
+  await db.$disconnect();
+  await database.drop();
+});
+
+describe("ttr project signing-secret", () => {
+  it("needs TTR_SECRET_KEY, a project, and an existing project", { timeout: 60_000 }, async () => {
+    const noKey = await ttr({}, "project", "signing-secret", "--project", projectId, "--json");
+    expect(noKey.code).toBe(1);
+    expect(noKey.stderr).toMatch(/TTR_SECRET_KEY is not set/);
+    expect(noKey.stdout).toBe("");
+    const usage = await ttr({ TTR_SECRET_KEY: KEY_A }, "project", "signing-secret", "--json");
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(/missing --project/);
+    const unknown = await ttr({ TTR_SECRET_KEY: KEY_A }, "project", "signing-secret", "--project", "00000000-0000-4000-8000-000000000000", "--json");
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/project not found/);
+    const badKey = await ttr({ TTR_SECRET_KEY: "too-short" }, "project", "signing-secret", "--project", projectId, "--json");
+    expect(badKey.code).toBe(1);
+    expect(badKey.stderr).toMatch(/32 bytes/);
+    expect(await stored()).toEqual([]);
+  });
+
+  it("makes a secret once, rotates it keeping the previous one, and stores both sealed", { timeout: 60_000 }, async () => {
+    const first = await secret({ TTR_SECRET_KEY: KEY_A });
+    expect(first).toEqual({ secret: expect.stringMatching(/^whsec_/), previous: null });
+    expect(await secret({ TTR_SECRET_KEY: KEY_A })).toEqual(first);
+    const rotated = await secret({ TTR_SECRET_KEY: KEY_A }, "--rotate");
+    expect(rotated.previous).toBe(first.secret);
+    expect(rotated.secret).not.toBe(first.secret);
+    const [row] = await stored();
+    expect(row!.secret).toMatch(/^v1\./);
+    expect(row!.previous).toMatch(/^v1\./);
+    expect(JSON.stringify(row)).not.toContain(rotated.secret.slice(6, 20));
+    expect(JSON.stringify(row)).not.toContain(first.secret.slice(6, 20));
+    // another key cannot open them
+    const wrong = await ttr({ TTR_SECRET_KEY: KEY_B }, "project", "signing-secret", "--project", projectId, "--json");
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/neither TTR_SECRET_KEY nor TTR_SECRET_KEY_PREVIOUS/);
+  });
+
+  it("ttr migrate re-seals under a new key given the old one as previous; then the old key can go", { timeout: 60_000 }, async () => {
+    const before = await secret({ TTR_SECRET_KEY: KEY_A });
+    const sealedBefore = (await stored())[0]!;
+    const migrate = await ttr({ TTR_SECRET_KEY: KEY_B, TTR_SECRET_KEY_PREVIOUS: KEY_A }, "migrate");
+    expect(migrate.code, migrate.stderr).toBe(0);
+    expect(migrate.stdout).toMatch(/re-sealed the signing secrets of 1 project/);
+    const sealedAfter = (await stored())[0]!;
+    expect(sealedAfter.secret).not.toBe(sealedBefore.secret);
+    expect(sealedAfter.previous).not.toBe(sealedBefore.previous);
+    expect(await secret({ TTR_SECRET_KEY: KEY_B })).toEqual(before);
+    // nothing left to re-seal: a second run changes nothing
+    expect((await ttr({ TTR_SECRET_KEY: KEY_B }, "migrate", "--json")).stdout).toBe('{"ok":true}\n');
+    expect((await stored())[0]).toEqual(sealedAfter);
+  });
+});

@@ -1,0 +1,35 @@
+// honorRetryAfter: reading Retry-After and the delay it leads to.
+import { describe, expect, it } from "vitest";
+import { honorRetryAfter, retryAfterSeconds } from "../src/retry.js";
+
+const NOW = new Date("2026-11-25T12:00:00.000Z");
+
+describe("retryAfterSeconds", () => {
+  it("reads whole seconds and HTTP dates", () => {
+    expect(retryAfterSeconds("120", NOW)).toBe(120);
+    expect(retryAfterSeconds(" 0 ", NOW)).toBe(0);
+    expect(retryAfterSeconds("Wed, 25 Nov 2026 12:01:30 GMT", NOW)).toBe(90);
+    expect(retryAfterSeconds("Wed, 25 Nov 2026 12:00:00 GMT", new Date("2026-11-25T11:59:59.200Z"))).toBe(1);
+    expect(retryAfterSeconds("Tue, 24 Nov 2026 12:00:00 GMT", NOW)).toBe(0);
+  });
+
+  it("is null when absent or unreadable", () => {
+    for (const v of [undefined, "", "-5", "1.5", "soon", "2026-11-25T12:01:00Z", "Wed, 99 Foo 2026 GMT"]) expect(retryAfterSeconds(v, NOW), String(v)).toBeNull();
+  });
+});
+
+describe("honorRetryAfter", () => {
+  it("waits at least what a 429 or 503 asked, capped by retryMaxDelaySeconds", () => {
+    expect(honorRetryAfter(5, 429, 30, null)).toBe(30);
+    expect(honorRetryAfter(5, 503, 30, 20)).toBe(20);
+    expect(honorRetryAfter(40, 503, 30, null)).toBe(40);
+    expect(honorRetryAfter(5, 503, 999_999, null)).toBe(86400);
+  });
+
+  it("ignores other statuses, network failures and answers without the header", () => {
+    expect(honorRetryAfter(5, 500, 30, null)).toBe(5);
+    expect(honorRetryAfter(5, 502, 30, null)).toBe(5);
+    expect(honorRetryAfter(5, null, 30, null)).toBe(5);
+    expect(honorRetryAfter(5, 429, null, null)).toBe(5);
+  });
+});
