@@ -2,6 +2,7 @@
 // engine at run time).
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "./generated/prisma/client.js";
+import type { SqlRunner } from "./sql.js";
 
 export type Db = PrismaClient;
 
@@ -78,7 +79,8 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   return false;
 }
 
-export async function dbPing(db: Db): Promise<boolean> {
+/** Whether PostgreSQL answers a trivial statement on this pool (Prisma's or a plain pg one). */
+export async function dbPing(db: SqlRunner): Promise<boolean> {
   await db.$queryRawUnsafe("SELECT 1");
   return true;
 }

@@ -26,11 +26,12 @@ const keepPartitions = () => ensurePartitions(pg, new Date()).catch((err: Error)
 void keepPartitions();
 setInterval(keepPartitions, PARTITIONS_EVERY_MS).unref();
 
-// One query at start-up: Prisma loads its query compiler and the pool opens
-// a connection now, not during the first request or readiness probe (which
-// has under a second to answer). A database that is down is reported by
-// /readyz and the requests that need it.
-void dbPing(db).catch(() => undefined);
+// One query on each pool before listening (at most 3 s): Prisma loads its
+// query compiler and the pools open a connection now, not during the first
+// request or readiness probe (which has under a second to answer). A
+// database that is down is reported by /readyz and the requests that need it.
+const warm = Promise.allSettled([dbPing(db), dbPing(pg), dbPing(reads)]);
+await Promise.race([warm, new Promise((resolve) => setTimeout(resolve, 3000).unref())]);
 
 const server = createServer(app);
 server.listen(env.PORT, env.HOST, () => {
