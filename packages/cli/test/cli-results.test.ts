@@ -46,7 +46,9 @@ async function seed(status: string, opts: { customKey?: string; tag?: string; at
   return t!.id;
 }
 
-describe("help and exit codes", () => {
+// Each call starts a Node process that loads the database client: about a
+// second of CPU, much more on a busy machine, and a test makes several.
+describe("help and exit codes", { timeout: 90_000 }, () => {
   it("--help, help, a group's --help and a command's --help print usage on stdout and exit 0", async () => {
     for (const args of [["--help"], ["-h"], ["help"], ["trigger", "--help"], ["trigger", "list", "--help"], ["help", "dead-letters", "replay"]]) {
       const out = await ttr(...args);
@@ -73,7 +75,7 @@ describe("help and exit codes", () => {
   });
 });
 
-describe("trigger and dead-letter commands", () => {
+describe("trigger and dead-letter commands", { timeout: 90_000 }, () => {
   it("trigger list: a page newest first with a cursor to the next, filters by status and tag", async () => {
     const ids = [await seed("registered", { tag: "cli" }), await seed("registered", { tag: "cli" }), await seed("completed", { tag: "cli" })];
     const first = await json<{ triggers: Array<{ id: string; status: string }>; nextCursor: string }>(

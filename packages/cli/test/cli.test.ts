@@ -18,7 +18,9 @@ afterAll(async () => {
   await database.drop();
 });
 
-describe("ttr admin CLI", () => {
+// Each call starts a Node process that loads the database client: about a
+// second of CPU, much more on a busy machine, and a test makes several.
+describe("ttr admin CLI", { timeout: 90_000 }, () => {
   it("migrate prints {ok:true} and is idempotent", async () => {
     expect(await json("migrate")).toEqual({ ok: true });
     expect(await json("migrate")).toEqual({ ok: true });
