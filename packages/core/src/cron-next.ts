@@ -33,9 +33,11 @@ const MAX_WALL_TIMES = 10_000;
 export function nextCronTime(expr: string, tz: string, after: Date): Date {
   const from = after.getTime();
   const repeating = repeatsWithinDay(expr);
-  // Wall time W runs at W minus one of the zone's offsets around it, so no
-  // wall time at or before `from` plus the lowest of them can run after `from`.
-  const lowest = Math.min(zoneOffset(tz, from - 2 * DAY), zoneOffset(tz, from), zoneOffset(tz, from + 2 * DAY));
+  // A run after `from` whose wall time is at or below `from` on the current
+  // offset needs a clock change within a day of `from` (a repeated hour still
+  // to come, or a skipped one just passed), so no wall time at or below
+  // `from` plus the lowest offset of the day either side can run after it.
+  const lowest = Math.min(zoneOffset(tz, from - DAY), zoneOffset(tz, from), zoneOffset(tz, from + DAY));
   const walls = wallTimes(expr);
   walls.reset(new Date(from + lowest));
   let best = Number.POSITIVE_INFINITY;
@@ -49,6 +51,8 @@ export function nextCronTime(expr: string, tz: string, after: Date): Date {
     if (best === Number.POSITIVE_INFINITY && around.before === around.after && wall - around.before > from) {
       return new Date(wall - around.before);
     }
+    // No run of this wall time comes after `from` (its latest is on the lower offset).
+    if (wall - Math.min(around.before, around.after) <= from) continue;
     for (const run of runsAt(tz, wall, around, repeating)) {
       if (run > from && run < best) best = run;
     }

@@ -57,6 +57,8 @@ describe("daylight saving", () => {
       "2026-03-09T06:30:00.000Z", // 02:30 EDT
       "2026-03-10T06:30:00.000Z",
     ]);
+    // Asked for at 03:10 EDT, just after the jump, the moved run is still ahead.
+    expect(next("30 2 * * *", NY, "2026-03-08T07:10:00Z")).toBe("2026-03-08T07:30:00.000Z");
   });
 
   it("skipped hour, several fixed minutes: each runs, none collapse", () => {
@@ -102,6 +104,8 @@ describe("daylight saving", () => {
       "2026-11-01T07:00:00.000Z", // 02:00 EST
       "2026-11-01T07:30:00.000Z",
     ]);
+    // Asked for inside the second copy, the rest of it is still ahead.
+    expect(next("*/30 * * * *", NY, "2026-11-01T06:10:00Z")).toBe("2026-11-01T06:30:00.000Z");
     // A step in the minute field is enough, even with a fixed hour.
     expect(isoList(nextCronTimes("*/20 1 * * *", NY, at("2026-10-31T12:00:00Z"), 7))).toEqual([
       "2026-11-01T05:00:00.000Z",
