@@ -59,6 +59,8 @@ const filesUnder = (dir) =>
 const dashboardInputs = [
   ...filesUnder(path.join(dashboard, "src")),
   ...["index.html", "vite.config.ts", "tsconfig.json", "package.json"].map((f) => path.join(dashboard, f)),
+  // The next runs it shows come from the core's cron code, bundled in.
+  ...["cron-next.ts", "zone-clock.ts"].map((f) => path.join(root, "packages", "core", "src", f)),
   path.join(root, "pnpm-lock.yaml"),
 ];
 whenChanged(path.join(dashboard, "dist", ".ttr-build-stamp"), hashFiles(dashboardInputs), () => {

@@ -24,11 +24,6 @@ function isBinary(bytes: Buffer): boolean {
 // Built from parts, so that this file does not match itself.
 const OUTSIDE = [["..", "shared"].join("/"), ...["SPEC", "CONTRACT"].flatMap((name) => [`${name} §`, `${name}.md`])];
 
-/**
- * Link targets that may be missing for now: these pages are written on other
- * branches, and this list goes when they are merged.
- */
-const WRITTEN_ELSEWHERE = new Set(["docs/cron.md"]);
 
 interface Link {
   file: string;
@@ -101,7 +96,7 @@ function brokenLink(link: Link): string | null {
   const resolved = pathPart === "" ? from : path.resolve(path.dirname(from), decodeURIComponent(pathPart.split("?")[0]!));
   const relative = path.relative(root, resolved).split(path.sep).join("/");
   if (relative.startsWith("..")) return `${target} leaves the repository`;
-  if (!existsSync(resolved)) return WRITTEN_ELSEWHERE.has(relative) ? null : `${target}: no such file`;
+  if (!existsSync(resolved)) return `${target}: no such file`;
   if (anchor !== undefined && anchor !== "" && resolved.endsWith(".md") && statSync(resolved).isFile()) {
     if (!anchorsOf(readFileSync(resolved, "utf8")).has(anchor)) return `${target}: no heading #${anchor} in ${relative}`;
   }

@@ -1,20 +1,29 @@
-// Cron schedules of recurring triggers (docs/scheduled-at.md, cron
-// grammar): five-field expressions evaluated in an IANA time zone.
+// Cron schedules of recurring triggers, `cron(<expr>[, <zone>])` in
+// `ttr-scheduled-at`: five-field expressions read on the wall clock of an
+// IANA time zone (docs/cron.md).
 //
-// cron-parser does the calendar and DST work. Its permissive corners are
+// cron-parser reads and checks the expression. Its permissive corners are
 // closed here, because what it silently accepts would otherwise be stored:
 // fewer than five fields (it pads them), six fields (seconds), `@daily`-style
 // macros, and `H` hashed values (random per parse unless seeded, so the
-// schedule would change every time it is re-read).
+// schedule would change every time it is re-read). When runs come is worked
+// out in cron-next.ts.
 
 import { CronExpressionParser } from "cron-parser";
+import { nextCronTime } from "./cron-next.js";
 import { badRequest } from "./errors.js";
+
+export { nextCronTime, nextCronTimes } from "./cron-next.js";
 
 /** A cron expression that passed `checkCron`, with the time zone it runs in. */
 export interface CronSchedule {
   /** Five fields separated by single spaces. */
   expr: string;
-  /** Canonical IANA name, e.g. `Europe/Berlin` (input is case-insensitive). */
+  /**
+   * The IANA name exactly as the caller wrote it: `Asia/Calcutta` stays
+   * `Asia/Calcutta` and `US/Eastern` stays `US/Eastern`, although Intl would
+   * answer another name of the same zone.
+   */
   tz: string;
 }
 
@@ -50,16 +59,16 @@ export function cronShapeProblem(expr: string): string | null {
  */
 export function timeZoneProblem(tz: string): string | null {
   if (tz === "") return "missing time zone after the comma";
-  if (!/^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/.test(tz) || canonicalTimeZone(tz) === null) {
+  if (!/^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/.test(tz) || !knownTimeZone(tz)) {
     return `unknown time zone "${tz}"`;
   }
   return null;
 }
 
 /**
- * Validate an expression and time zone for `/schedule` (docs/api/schedule.md,
- * error checks). Throws `Invalid cron expression: …`; returns the normalised form.
- * An expression with no run after `now` (e.g. 30 February) is invalid.
+ * Validate an expression and time zone of a recurring trigger. Throws
+ * `Invalid cron expression: …`; returns the expression with single spaces
+ * and the zone as written. An expression with no run after `now` is invalid.
  */
 export function checkCron(expr: string, tz: string, now: Date): CronSchedule {
   const shape = cronShapeProblem(expr);
@@ -68,7 +77,7 @@ export function checkCron(expr: string, tz: string, now: Date): CronSchedule {
   if (zone !== null) throw invalidCron(zone);
   const schedule: CronSchedule = {
     expr: expr.trim().split(/\s+/).join(" "),
-    tz: canonicalTimeZone(tz) ?? tz,
+    tz,
   };
   try {
     nextCronTime(schedule.expr, schedule.tz, now);
@@ -78,64 +87,13 @@ export function checkCron(expr: string, tz: string, now: Date): CronSchedule {
   return schedule;
 }
 
-/**
- * The first run strictly after `after`, in `tz`. Runs are whole minutes, so
- * milliseconds of `after` never matter. DST (tested in cron.test.ts): a wall
- * time skipped by spring-forward fires once, one hour later on the new clock;
- * a wall time repeated by fall-back fires once (its first occurrence), while
- * `*` / step minutes and hours fire through both repeated hours.
- * Throws cron-parser's plain Error on an invalid expression or zone: callers
- * validate with `checkCron` first.
- */
-export function nextCronTime(expr: string, tz: string, after: Date): Date {
-  let from = after;
-  for (let window = 0; ; window++) {
-    try {
-      return CronExpressionParser.parse(expr, { tz, currentDate: from }).next().toDate();
-    } catch (err) {
-      // cron-parser gives up ("loop limit exceeded") next to some DST shifts
-      // of half an hour (Australia/Lord_Howe, a daily 01:00 run on the day
-      // clocks go back): look for the run minute by minute past the shift.
-      if (!/loop limit/i.test(errorText(err)) || window === SCAN_WINDOWS) throw err;
-      const found = scanMinutes(expr, tz, from);
-      if (found !== null) return found;
-      from = new Date(from.getTime() + SCAN_MINUTES * MINUTE);
-    }
-  }
-}
-
-const MINUTE = 60_000;
-/** minutes looked at one by one when cron-parser fails: two days */
-const SCAN_MINUTES = 2 * 24 * 60;
-/** how many such windows before giving up */
-const SCAN_WINDOWS = 4;
-
-/** The first whole minute strictly after `after` (within SCAN_MINUTES) that the expression matches. */
-function scanMinutes(expr: string, tz: string, after: Date): Date | null {
-  const cron = CronExpressionParser.parse(expr, { tz });
-  let t = Math.floor(after.getTime() / MINUTE) * MINUTE + MINUTE;
-  for (let i = 0; i < SCAN_MINUTES; i++, t += MINUTE) {
-    if (cron.includesDate(new Date(t))) return new Date(t);
-  }
-  return null;
-}
-
-/** The next `n` runs strictly after `after`, in order (see `nextCronTime`). */
-export function nextCronTimes(expr: string, tz: string, after: Date, n: number): Date[] {
-  const out: Date[] = [];
-  let from = after;
-  for (let i = 0; i < n; i++) {
-    from = nextCronTime(expr, tz, from);
-    out.push(from);
-  }
-  return out;
-}
-
-function canonicalTimeZone(tz: string): string | null {
+/** Whether Intl knows the zone, under any of its names and in any letter case. */
+function knownTimeZone(tz: string): boolean {
   try {
-    return new Intl.DateTimeFormat("en-US", { timeZone: tz }).resolvedOptions().timeZone;
+    new Intl.DateTimeFormat("en-US", { timeZone: tz });
+    return true;
   } catch {
-    return null;
+    return false;
   }
 }
 

@@ -11,8 +11,8 @@ export type ScheduledAt =
   /** `at` is whole seconds (docs/concepts.md). `nowBased` marks
    * values starting with `now`, which are never skipped (docs/api/schedule.md). */
   | { kind: "once"; at: Date; nowBased: boolean }
-  /** `expr` has five fields joined by single spaces; `tz` is a canonical
-   * IANA name, `UTC` when none was given. */
+  /** `expr` has five fields joined by single spaces; `tz` is the IANA name
+   * as written, `UTC` when none was given. */
   | { kind: "cron"; expr: string; tz: string };
 
 const SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400, w: 604800 };

@@ -44,36 +44,58 @@ describe("nextCronTime", () => {
   });
 });
 
-// Observed DST behaviour of cron-parser 5 (documented on nextCronTime).
+// The daylight-saving rule, with the examples of docs/cron.md (the property
+// test in cron-dst.test.ts checks it in every zone).
 // America/New_York, 2026: spring forward Sun 8 March 02:00 EST → 03:00 EDT;
 // fall back Sun 1 November 02:00 EDT → 01:00 EST.
-describe("DST", () => {
+describe("daylight saving", () => {
   const NY = "America/New_York";
 
-  it("spring forward: a wall time inside the gap fires once, an hour later on the new clock", () => {
+  it("skipped hour, fixed time: runs as far past the gap as it was into it", () => {
     expect(isoList(nextCronTimes("30 2 * * *", NY, at("2026-03-07T12:00:00Z"), 3))).toEqual([
       "2026-03-08T07:30:00.000Z", // 03:30 EDT: 02:30 does not exist that day
       "2026-03-09T06:30:00.000Z", // 02:30 EDT
       "2026-03-10T06:30:00.000Z",
     ]);
+    // Asked for at 03:10 EDT, just after the jump, the moved run is still ahead.
+    expect(next("30 2 * * *", NY, "2026-03-08T07:10:00Z")).toBe("2026-03-08T07:30:00.000Z");
   });
 
-  it("spring forward: frequent runs just skip the missing hour", () => {
+  it("skipped hour, several fixed minutes: each runs, none collapse", () => {
+    expect(isoList(nextCronTimes("15,45 2 * * *", NY, at("2026-03-07T12:00:00Z"), 3))).toEqual([
+      "2026-03-08T07:15:00.000Z", // 03:15 EDT
+      "2026-03-08T07:45:00.000Z", // 03:45 EDT
+      "2026-03-09T06:15:00.000Z",
+    ]);
+  });
+
+  it("skipped hour: a moved run on the instant of another run is one run", () => {
+    expect(isoList(nextCronTimes("30 2,3 * * *", NY, at("2026-03-07T12:00:00Z"), 2))).toEqual([
+      "2026-03-08T07:30:00.000Z", // 03:30 EDT, for both 02:30 and 03:30
+      "2026-03-09T06:30:00.000Z",
+    ]);
+  });
+
+  it("skipped hour, repeating fields: the wall times that never happen do not run", () => {
     expect(isoList(nextCronTimes("*/30 * * * *", NY, at("2026-03-08T06:10:00Z"), 3))).toEqual([
       "2026-03-08T06:30:00.000Z", // 01:30 EST
       "2026-03-08T07:00:00.000Z", // 03:00 EDT, 30 minutes later
       "2026-03-08T07:30:00.000Z",
     ]);
+    // Steps in the minute field: nothing on 8 March.
+    expect(next("*/20 2 * * *", NY, "2026-03-07T12:00:00Z")).toBe("2026-03-09T06:00:00.000Z");
   });
 
-  it("fall back: a wall time in the repeated hour fires once, at its first occurrence", () => {
+  it("repeated hour, fixed time: runs once, at the first copy", () => {
     expect(isoList(nextCronTimes("30 1 * * *", NY, at("2026-10-31T12:00:00Z"), 2))).toEqual([
       "2026-11-01T05:30:00.000Z", // 01:30 EDT; 01:30 EST (06:30Z) is not a run
       "2026-11-02T06:30:00.000Z",
     ]);
+    // Asked for between the two copies, the next run is the next day's.
+    expect(next("30 1 * * *", NY, "2026-11-01T05:45:00Z")).toBe("2026-11-02T06:30:00.000Z");
   });
 
-  it("fall back: frequent runs fire through both copies of the repeated hour", () => {
+  it("repeated hour, repeating fields: runs through both copies", () => {
     expect(isoList(nextCronTimes("*/30 * * * *", NY, at("2026-11-01T04:50:00Z"), 6))).toEqual([
       "2026-11-01T05:00:00.000Z", // 01:00 EDT
       "2026-11-01T05:30:00.000Z", // 01:30 EDT
@@ -82,12 +104,58 @@ describe("DST", () => {
       "2026-11-01T07:00:00.000Z", // 02:00 EST
       "2026-11-01T07:30:00.000Z",
     ]);
+    // Asked for inside the second copy, the rest of it is still ahead.
+    expect(next("*/30 * * * *", NY, "2026-11-01T06:10:00Z")).toBe("2026-11-01T06:30:00.000Z");
+    // A step in the minute field is enough, even with a fixed hour.
+    expect(isoList(nextCronTimes("*/20 1 * * *", NY, at("2026-10-31T12:00:00Z"), 7))).toEqual([
+      "2026-11-01T05:00:00.000Z",
+      "2026-11-01T05:20:00.000Z",
+      "2026-11-01T05:40:00.000Z",
+      "2026-11-01T06:00:00.000Z",
+      "2026-11-01T06:20:00.000Z",
+      "2026-11-01T06:40:00.000Z",
+      "2026-11-02T06:00:00.000Z",
+    ]);
   });
 
   it("a daily run keeps its wall-clock time across the change", () => {
     expect(isoList(nextCronTimes("0 9 * * *", "Europe/Berlin", at("2026-03-28T12:00:00Z"), 2))).toEqual([
       "2026-03-29T07:00:00.000Z", // 09:00 CEST, first day of summer time
       "2026-03-30T07:00:00.000Z",
+    ]);
+  });
+
+  // Lord Howe Island, 2026: back half an hour on 5 April 02:00 (+11 → +10:30),
+  // forward half an hour on 4 October 02:00 (+10:30 → +11).
+  it("half-hour changes (Australia/Lord_Howe)", () => {
+    const LH = "Australia/Lord_Howe";
+    expect(next("15 2 * * *", LH, "2026-10-03T00:00:00Z")).toBe("2026-10-03T15:45:00.000Z"); // 02:45 +11
+    expect(isoList(nextCronTimes("45 1 * * *", LH, at("2026-04-04T00:00:00Z"), 2))).toEqual([
+      "2026-04-04T14:45:00.000Z", // 01:45 +11, the first copy
+      "2026-04-05T15:15:00.000Z",
+    ]);
+    expect(isoList(nextCronTimes("*/15 1 * * *", LH, at("2026-04-04T00:00:00Z"), 7))).toEqual([
+      "2026-04-04T14:00:00.000Z", // 01:00 +11
+      "2026-04-04T14:15:00.000Z",
+      "2026-04-04T14:30:00.000Z", // 01:30 +11
+      "2026-04-04T14:45:00.000Z",
+      "2026-04-04T15:00:00.000Z", // 01:30 +10:30
+      "2026-04-04T15:15:00.000Z",
+      "2026-04-05T14:30:00.000Z",
+    ]);
+  });
+
+  // Chatham Islands, 2026: back an hour on 5 April 03:45 (+13:45 → +12:45),
+  // forward an hour on 27 September 02:45 (+12:45 → +13:45).
+  it("changes off the hour (Pacific/Chatham)", () => {
+    const CH = "Pacific/Chatham";
+    expect(next("0 3 * * *", CH, "2026-09-26T00:00:00Z")).toBe("2026-09-26T14:15:00.000Z"); // 04:00 +13:45
+    expect(next("0 3 * * *", CH, "2026-04-04T00:00:00Z")).toBe("2026-04-04T13:15:00.000Z"); // 03:00 +13:45
+    expect(isoList(nextCronTimes("0 * * * *", CH, at("2026-04-04T12:00:00Z"), 4))).toEqual([
+      "2026-04-04T12:15:00.000Z", // 02:00 +13:45
+      "2026-04-04T13:15:00.000Z", // 03:00 +13:45
+      "2026-04-04T14:15:00.000Z", // 03:00 +12:45
+      "2026-04-04T15:15:00.000Z", // 04:00 +12:45
     ]);
   });
 });
@@ -105,9 +173,13 @@ describe("checkCron", () => {
     throw new Error(`accepted: ${expr} ${tz}`);
   };
 
-  it("normalises spacing and the zone's spelling", () => {
-    expect(checkCron(" 0  9\t* * * ", "utc", NOW)).toEqual({ expr: "0 9 * * *", tz: "UTC" });
-    expect(checkCron("0 9 * * *", "europe/berlin", NOW)).toEqual({ expr: "0 9 * * *", tz: "Europe/Berlin" });
+  it("normalises spacing and keeps the zone as written", () => {
+    expect(checkCron(" 0  9\t* * * ", "utc", NOW)).toEqual({ expr: "0 9 * * *", tz: "utc" });
+    expect(checkCron("0 9 * * *", "europe/berlin", NOW)).toEqual({ expr: "0 9 * * *", tz: "europe/berlin" });
+    // Intl may answer another name of the zone (Asia/Calcutta for Asia/Kolkata, America/New_York for US/Eastern).
+    expect(checkCron("0 9 * * *", "Asia/Kolkata", NOW).tz).toBe("Asia/Kolkata");
+    expect(checkCron("0 9 * * *", "Asia/Calcutta", NOW).tz).toBe("Asia/Calcutta");
+    expect(checkCron("0 9 * * *", "US/Eastern", NOW).tz).toBe("US/Eastern");
   });
 
   const FIELDS = "Invalid cron expression: expected 5 fields (minute hour day-of-month month day-of-week)";
@@ -142,7 +214,7 @@ describe("checkCron", () => {
     }
   });
 
-  it("a daily run next to a half-hour DST shift (Lord Howe), where cron-parser alone gives up", () => {
+  it("a daily run next to a half-hour clock change (Lord Howe), where cron-parser alone gave up", () => {
     // 2027-04-04 02:00 local (+11) goes back to 01:30 (+10:30); 01:00 local that day is 14:00Z on the 3rd.
     const after = at("2027-04-03T13:00:00Z");
     expect(nextCronTimes("0 1 * * *", "Australia/Lord_Howe", after, 3).map((d) => d.toISOString())).toEqual([

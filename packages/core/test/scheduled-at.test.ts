@@ -185,8 +185,13 @@ describe("cron(<expr>[, <timezone>])", () => {
     ["cron(0 0 L * *)", "0 0 L * *", "UTC"],
     ["cron(0 0 * * THU)", "0 0 * * THU", "UTC"],
     ["cron(0 0 29 2 *)", "0 0 29 2 *", "UTC"],
-    ["cron(0 9 * * *, europe/berlin)", "0 9 * * *", "Europe/Berlin"],
-    ["cron(0 9 * * *, utc)", "0 9 * * *", "UTC"],
+    // The zone comes back exactly as written, even where Intl knows it by another name.
+    ["cron(0 9 * * *, europe/berlin)", "0 9 * * *", "europe/berlin"],
+    ["cron(0 9 * * *, utc)", "0 9 * * *", "utc"],
+    ["cron(0 9 * * *, Asia/Kolkata)", "0 9 * * *", "Asia/Kolkata"],
+    ["cron(0 9 * * *, Asia/Calcutta)", "0 9 * * *", "Asia/Calcutta"],
+    ["cron(0 9 * * *, US/Eastern)", "0 9 * * *", "US/Eastern"],
+    ["cron(0 9 * * *, Europe/Kyiv)", "0 9 * * *", "Europe/Kyiv"],
     ["cron(0 9 * * *, Etc/GMT+5)", "0 9 * * *", "Etc/GMT+5"],
   ])("%s", (raw, expr, tz) => {
     expect(cron(raw)).toEqual({ kind: "cron", expr, tz });

@@ -108,7 +108,7 @@ describe("recurring items", () => {
       status: "active",
       customKey: "g",
       cronExpr: "0 9 * * MON-FRI",
-      tz: "Europe/Paris",
+      tz: "europe/paris", // the zone exactly as written
       method: "PUT",
       headers: [["X-C", "c"]],
       title: "Nightly",

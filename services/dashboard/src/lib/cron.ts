@@ -1,7 +1,7 @@
 // Recurring triggers in words: the cron expression described (cronstrue),
-// its time zone, and the next run times (cron-parser, always with the
-// trigger's zone).
-import { CronExpressionParser } from "cron-parser";
+// its time zone, and the next run times, worked out by the same code as the
+// scheduler's, daylight-saving rule included (docs/cron.md).
+import { nextCronTimes } from "@ttr/core/cron-next";
 import cronstrue from "cronstrue";
 
 export function describeCron(expr: string, tz: string | null): string {
@@ -17,8 +17,7 @@ export function describeCron(expr: string, tz: string | null): string {
 /** The next `count` run times after `from`, or [] when the expression cannot be read. */
 export function nextRuns(expr: string, tz: string | null, count: number, from: Date = new Date()): Date[] {
   try {
-    const it = CronExpressionParser.parse(expr, { tz: tz ?? "UTC", currentDate: from });
-    return it.take(count).map((d) => d.toDate());
+    return nextCronTimes(expr, tz ?? "UTC", from, count);
   } catch {
     return [];
   }

@@ -1,0 +1,119 @@
+// When a recurring trigger runs. The expression is matched against the wall
+// clock of its time zone, and every matching wall time becomes run instants
+// by one daylight-saving rule, the same in every zone (docs/cron.md, with
+// examples):
+//
+// - A wall time the clock shows once runs then.
+// - A wall time the clock shows twice (it was set back) runs at both copies
+//   when the minute or the hour field repeats (holds `*` or a step `/`),
+//   and only at the first copy otherwise ("fixed-time" jobs).
+// - A wall time the clock skips (it was set forward) runs, for fixed-time
+//   jobs, at the instant it had on the clock before the change: as far past
+//   the end of the gap as it was past its start (02:30 in a 02:00 → 03:00
+//   gap runs at 03:30; 02:15 in a 02:00 → 02:30 gap at 02:45). Jobs whose
+//   minute or hour repeats do not run at skipped wall times.
+// - Runs that land on the same instant are one run.
+//
+// cron-parser walks the wall times that match, reading them as UTC where no
+// clock ever changes; its own daylight-saving handling, which drops or moves
+// runs next to shifts of half an hour or off the hour, is never used.
+
+import { type CronExpression, CronExpressionParser } from "cron-parser";
+import { zoneOffset } from "./zone-clock.js";
+
+const DAY = 86_400_000;
+/** Matching wall times looked at before giving up (a run normally needs 2). */
+const MAX_WALL_TIMES = 10_000;
+
+/**
+ * The first run strictly after `after`, in `tz`. Runs are whole minutes, so
+ * milliseconds of `after` never matter. Throws a plain Error on an invalid
+ * expression or zone: callers validate with `checkCron` first.
+ */
+export function nextCronTime(expr: string, tz: string, after: Date): Date {
+  const from = after.getTime();
+  const repeating = repeatsWithinDay(expr);
+  // A run after `from` whose wall time is at or below `from` on the current
+  // offset needs a clock change within a day of `from` (a repeated hour still
+  // to come, or a skipped one just passed), so no wall time at or below
+  // `from` plus the lowest offset of the day either side can run after it.
+  const lowest = Math.min(zoneOffset(tz, from - DAY), zoneOffset(tz, from), zoneOffset(tz, from + DAY));
+  const walls = wallTimes(expr);
+  walls.reset(new Date(from + lowest));
+  let best = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < MAX_WALL_TIMES; i++) {
+    const wall = walls.next().getTime();
+    const around = offsetsAround(tz, wall);
+    // Neither this wall time nor a later one runs before `best`.
+    if (wall - Math.max(around.before, around.after) >= best) return new Date(best);
+    // The usual case: no clock change within a day, so no later wall time
+    // can run earlier than this one (a change is at most a few hours).
+    if (best === Number.POSITIVE_INFINITY && around.before === around.after && wall - around.before > from) {
+      return new Date(wall - around.before);
+    }
+    // No run of this wall time comes after `from` (its latest is on the lower offset).
+    if (wall - Math.min(around.before, around.after) <= from) continue;
+    for (const run of runsAt(tz, wall, around, repeating)) {
+      if (run > from && run < best) best = run;
+    }
+  }
+  throw new Error(`no run found for "${expr}" in ${tz} after ${after.toISOString()}`);
+}
+
+/** The next `n` runs strictly after `after`, in order (see `nextCronTime`). */
+export function nextCronTimes(expr: string, tz: string, after: Date, n: number): Date[] {
+  const out: Date[] = [];
+  let from = after;
+  for (let i = 0; i < n; i++) {
+    from = nextCronTime(expr, tz, from);
+    out.push(from);
+  }
+  return out;
+}
+
+// Parsing costs about as much as finding a run, and the scheduler asks again
+// and again for the same few expressions.
+const parsed = new Map<string, CronExpression>();
+const MAX_PARSED = 1000;
+
+/** An iterator over the wall times `expr` matches, read as UTC; reset it before use. */
+function wallTimes(expr: string): CronExpression {
+  let walls = parsed.get(expr);
+  if (walls === undefined) {
+    if (parsed.size >= MAX_PARSED) parsed.clear();
+    walls = CronExpressionParser.parse(expr, { tz: "UTC" });
+    parsed.set(expr, walls);
+  }
+  return walls;
+}
+
+/** Whether the minute or the hour field repeats within a day: `*`, `*\/15`, `5-55/10`… */
+export function repeatsWithinDay(expr: string): boolean {
+  const [minute = "", hour = ""] = expr.trim().split(/\s+/);
+  return /[*/]/.test(minute) || /[*/]/.test(hour);
+}
+
+interface Around {
+  /** zone offset a day before the wall time, so before any change affecting it */
+  before: number;
+  /** zone offset a day after it */
+  after: number;
+}
+
+// Clock changes are months apart in every zone (a test checks this for the
+// years it covers), so a day either side sees at most one of them.
+function offsetsAround(tz: string, wall: number): Around {
+  return { before: zoneOffset(tz, wall - DAY), after: zoneOffset(tz, wall + DAY) };
+}
+
+/** The instants at which wall time `wall` (read as UTC) runs, by the rule at the top. */
+function runsAt(tz: string, wall: number, { before, after }: Around, repeating: boolean): number[] {
+  if (before === after) return [wall - before];
+  const onOldClock = wall - before;
+  const onNewClock = wall - after;
+  const shown = [onOldClock, onNewClock]
+    .filter((instant, i) => zoneOffset(tz, instant) === (i === 0 ? before : after))
+    .sort((a, b) => a - b);
+  if (shown.length === 0) return repeating ? [] : [onOldClock];
+  return repeating ? shown : shown.slice(0, 1);
+}
