@@ -25,7 +25,16 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
-export async function startApi(opts: { quota?: number; readTimeoutMs?: number } = {}): Promise<TestApi> {
+export interface ApiOptions {
+  quota?: number;
+  readTimeoutMs?: number;
+  /** TTR_AUTH_FAILURES_PER_MINUTE */
+  authFailuresPerMinute?: number;
+  /** TRUST_PROXY, as express's "trust proxy" setting */
+  trustProxy?: boolean | number | string;
+}
+
+export async function startApi(opts: ApiOptions = {}): Promise<TestApi> {
   const database = await freshDatabase();
   const db = createDb(database.url, { max: 10, applicationName: "ttr-test" });
   const redis = createRedis(redisUrl(), "ttr-test", createLogger("test", "error"));
@@ -33,7 +42,8 @@ export async function startApi(opts: { quota?: number; readTimeoutMs?: number } 
   const pg = createPgRunner(database.url, { max: 4, applicationName: "ttr-test" });
   const reads = createDb(database.url, { max: 2, applicationName: "ttr-test-reads", statementTimeoutMs: opts.readTimeoutMs ?? 5_000 });
   const prefix = redisPrefix();
-  const app = createApp({ db, reads, pg, redis, log, registry: createRegistry("api"), redisPrefix: prefix });
+  const app = createApp({ db, reads, pg, redis, log, registry: createRegistry("api"), redisPrefix: prefix, authFailuresPerMinute: opts.authFailuresPerMinute });
+  if (opts.trustProxy !== undefined) app.set("trust proxy", opts.trustProxy);
   const server = createServer(app);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -3,6 +3,7 @@ import express from "express";
 import { randomUUID } from "node:crypto";
 import { dbPing } from "@ttr/db";
 import { handleOps, OutageLog, prom, redisPing } from "@ttr/platform";
+import { AuthFailureBudget } from "./auth/failure-budget.js";
 import type { Deps } from "./deps.js";
 import { errorHandler, notFoundHandler } from "./http/errors.js";
 import { headOnlyWhereServed, literalBadEscapes, optionsOnlyWhereServed, ROUTING } from "./http/paths.js";
@@ -63,6 +64,11 @@ export function createApp(deps: Deps): express.Express {
     });
   }
 
+  // Before any body is read or key looked up: an address that keeps failing
+  // to authenticate is answered 429 until its minute ends.
+  const authFailures = new AuthFailureBudget(deps.authFailuresPerMinute ?? 600);
+  app.use(authFailures.gate);
+
   app.all("/schedule", scheduleRoute(deps));
   app.delete("/cancel", cancelRoute(deps));
   app.post("/declare", declareRoute(deps));
@@ -75,6 +81,10 @@ export function createApp(deps: Deps): express.Express {
   app.use("/dashboard", dashboardUiRoutes());
   app.use(openApiRoutes());
   app.use(notFoundHandler);
+  app.use((err: unknown, req: express.Request, _res: express.Response, next: express.NextFunction) => {
+    authFailures.counted(req, err);
+    next(err);
+  });
   app.use(errorHandler(deps.log, new OutageLog(deps.log, "postgres", { connection: "ttr-api" }), ready.postgres));
   return app;
 }

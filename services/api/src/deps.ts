@@ -23,4 +23,6 @@ export interface Deps {
   cookieSecure?: boolean;
   /** TTR_REDIS_PREFIX: the api's own keys (sign-in throttling) go under it; "ttr" when not given */
   redisPrefix?: string;
+  /** TTR_AUTH_FAILURES_PER_MINUTE: failed authentications per client address and minute (600 when not given; 0 off) */
+  authFailuresPerMinute?: number;
 }

@@ -7,6 +7,7 @@ export interface ApiEnv extends CommonEnv {
   DB_POOL_SIZE: number;
   DB_READ_TIMEOUT_MS: number;
   TRUST_PROXY: boolean | number | string;
+  TTR_AUTH_FAILURES_PER_MINUTE: number;
   TTR_COOKIE_SECURE?: boolean;
 }
 
@@ -47,6 +48,13 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env): ApiEnv {
        * dashboard is served over HTTPS (the Helm chart does).
        */
       TTR_COOKIE_SECURE: Joi.boolean().empty(""),
+      /**
+       * Failed authentications (an unknown API key) one client address may
+       * make in a minute before its requests with credentials are answered
+       * 429 unread until the minute ends; 0 switches the budget off.
+       * Loopback addresses are not counted (auth/failure-budget.ts).
+       */
+      TTR_AUTH_FAILURES_PER_MINUTE: Joi.number().integer().min(0).max(1_000_000).default(600),
     }),
     env,
   );

@@ -16,7 +16,7 @@ const reads = createDb(env.DATABASE_URL, {
   applicationName: "ttr-api-reads",
   statementTimeoutMs: env.DB_READ_TIMEOUT_MS,
 });
-const app = createApp({ db, reads, pg, redis, log, registry, cookieSecure: env.TTR_COOKIE_SECURE, redisPrefix: env.TTR_REDIS_PREFIX });
+const app = createApp({ db, reads, pg, redis, log, registry, cookieSecure: env.TTR_COOKIE_SECURE, redisPrefix: env.TTR_REDIS_PREFIX, authFailuresPerMinute: env.TTR_AUTH_FAILURES_PER_MINUTE });
 app.set("trust proxy", env.TRUST_PROXY);
 
 // The scheduler makes each day's history partitions ahead; the api does too,

@@ -72,6 +72,13 @@ export const RESPONSES: Json = {
     description: "A bug in ttr. Nothing about the request is implied.",
     content: json(ref("InternalErrorError")),
   },
+  TooManyFailedAuthentications: {
+    description:
+      "This client address failed to authenticate too often in the last minute (TTR_AUTH_FAILURES_PER_MINUTE, 600 by default): " +
+      "requests carrying credentials from it are answered this way, unread, until Retry-After seconds have passed.",
+    headers: { "Retry-After": ref("RetryAfter", "headers") },
+    content: json(ref("TooManyRequestsError")),
+  },
   Unavailable: {
     description:
       "PostgreSQL or Redis does not answer (`Storage unavailable, try again`), or a dashboard read ran past its time limit. " +

@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 document of the api, served at GET /openapi.json and
 // rendered at GET /reference (docs/openapi.md). The tests validate it as
 // OpenAPI 3.1 and check every answer they receive from the api against it.
-import { HEADERS, type Json, RESPONSES, SECURITY_SCHEMES } from "./common.js";
+import { HEADERS, type Json, RESPONSES, response, SECURITY_SCHEMES } from "./common.js";
 import { POLICY_PATHS } from "./paths-policies.js";
 import { PUBLIC_PATHS } from "./paths-public.js";
 import { SERVICE_PATHS } from "./paths-service.js";
@@ -27,6 +27,20 @@ When PostgreSQL or Redis is down, an endpoint that needs it answers 503 \`Unavai
 
 **Results** of the attempts are not pushed anywhere by default: they are read in the dashboard, or with the dashboard's data endpoints.`;
 
+/**
+ * Every operation that takes credentials may answer 429 when its client
+ * address has failed to authenticate too often (auth/failure-budget.ts).
+ */
+function withFailureBudget(paths: Json): Json {
+  for (const item of Object.values(paths) as Json[]) {
+    for (const op of Object.values(item) as Json[]) {
+      if (op === null || typeof op !== "object" || !Array.isArray(op.security) || op.security.length === 0) continue;
+      (op.responses as Json)["429"] ??= response("TooManyFailedAuthentications");
+    }
+  }
+  return paths;
+}
+
 export function openApiDocument(): Json {
   return {
     openapi: "3.1.0",
@@ -44,7 +58,7 @@ export function openApiDocument(): Json {
       { name: "Dashboard data", description: "Triggers, attempts, usage and outcomes, as the dashboard reads them; with a session or an API key." },
       { name: "Service", description: "Probes, metrics, this document and the dashboard's pages." },
     ],
-    paths: { ...PUBLIC_PATHS, ...POLICY_PATHS, ...SESSION_PATHS, ...SERVICE_PATHS },
+    paths: withFailureBudget({ ...PUBLIC_PATHS, ...POLICY_PATHS, ...SESSION_PATHS, ...SERVICE_PATHS }),
     components: {
       schemas: { ...PUBLIC_SCHEMAS, ...SESSION_SCHEMAS },
       responses: RESPONSES,

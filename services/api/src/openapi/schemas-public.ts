@@ -32,7 +32,7 @@ const ERRORS: Json = {
   NotFoundError: errorSchema("NotFound", 404, "The trigger, recurring trigger or policy does not exist in the caller's project."),
   GoneError: errorSchema("Gone", 410, "The trigger exists but can no longer be edited, cancelled, replayed or retried."),
   PayloadTooLargeError: errorSchema("PayloadTooLarge", 413, "The body is over the endpoint's limit."),
-  TooManyRequestsError: errorSchema("TooManyRequests", 429, "Too many failed sign-ins for this email or address."),
+  TooManyRequestsError: errorSchema("TooManyRequests", 429, "Too many failed sign-ins for this email or address, or too many failed authentications from this address."),
   InternalErrorError: errorSchema("InternalError", 500, "A bug in ttr."),
   UnavailableError: errorSchema("Unavailable", 503, "A store is down or a read took too long; nothing was changed."),
 };

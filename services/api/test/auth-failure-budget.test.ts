@@ -1,0 +1,82 @@
+// The per-address budget of failed authentications: past it, requests with
+// credentials from that address are answered 429 unread until its minute
+// ends; other addresses, loopback and requests without credentials go on.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AuthFailureBudget, isLoopback } from "../src/auth/failure-budget.js";
+import { startApi, type TestApi } from "../../../test/support/api.js";
+
+describe("AuthFailureBudget", () => {
+  it("refuses an address past its budget until its minute ends, and never counts loopback", () => {
+    let now = 1_000_000;
+    const budget = new AuthFailureBudget(3, () => now);
+    for (let i = 0; i < 3; i++) {
+      expect(budget.retryAfter("203.0.113.7")).toBe(0);
+      budget.failed("203.0.113.7");
+    }
+    expect(budget.retryAfter("203.0.113.7")).toBe(60);
+    expect(budget.retryAfter("203.0.113.8")).toBe(0);
+    now += 45_500;
+    expect(budget.retryAfter("203.0.113.7")).toBe(15);
+    now += 14_500;
+    expect(budget.retryAfter("203.0.113.7")).toBe(0);
+    for (const address of ["127.0.0.1", "::1", "::ffff:127.0.0.5"]) {
+      for (let i = 0; i < 10; i++) budget.failed(address);
+      expect(budget.retryAfter(address)).toBe(0);
+    }
+  });
+
+  it("0 switches it off", () => {
+    const budget = new AuthFailureBudget(0);
+    for (let i = 0; i < 10; i++) budget.failed("198.51.100.1");
+    expect(budget.retryAfter("198.51.100.1")).toBe(0);
+  });
+
+  it("knows loopback addresses", () => {
+    expect(["127.0.0.1", "127.8.9.1", "::1", "::ffff:127.0.0.1"].every(isLoopback)).toBe(true);
+    expect(["10.0.0.1", "::ffff:10.0.0.1", "128.0.0.1", "fe80::1", ""].some(isLoopback)).toBe(false);
+  });
+});
+
+describe("through the api", () => {
+  let api: TestApi;
+  beforeAll(async () => {
+    api = await startApi({ authFailuresPerMinute: 5, trustProxy: "loopback" });
+  });
+  afterAll(() => api.close());
+
+  const from = (address: string, headers: Record<string, string> = {}) => ({ "X-Forwarded-For": address, ...headers });
+  const badKey = "ttr_" + "q".repeat(43);
+
+  it("five unknown keys from one address, then 429 with Retry-After for anything with credentials from it", async () => {
+    const address = "203.0.113.20";
+    for (let i = 0; i < 5; i++) {
+      const res = await api.call("DELETE", "/cancel", from(address, { "ttr-api-key": badKey, "ttr-custom-key": "k" }));
+      expect(res.status).toBe(401);
+      expect(res.json()).toEqual({ _tag: "Unauthorized", message: "Invalid api key" });
+    }
+    const refused = await api.call("POST", "/schedule", from(address, { "ttr-api-key": api.apiKey, "ttr-url": "http://127.0.0.1:9/" }));
+    expect(refused.status).toBe(429);
+    expect(refused.json()).toEqual({ _tag: "TooManyRequests", message: "Too many failed authentications from this address, try again later" });
+    const wait = Number(refused.headers["retry-after"]);
+    expect(wait).toBeGreaterThan(0);
+    expect(wait).toBeLessThanOrEqual(60);
+    // A large body is refused before it is read or parsed.
+    const big = await api.call("POST", "/declare", from(address, { Authorization: `Bearer ${badKey}`, "Content-Type": "application/json" }), "x".repeat(5 * 1024 * 1024));
+    expect(big.status).toBe(429);
+    // Without credentials the address is not refused, and the probes answer.
+    expect((await api.call("GET", "/triggers", from(address))).status).toBe(401);
+    expect((await api.call("GET", "/healthz", from(address))).status).toBe(200);
+  });
+
+  it("another address, and a valid key from it, are not affected", async () => {
+    for (let i = 0; i < 5; i++) await api.call("GET", "/project", from("203.0.113.30", { "ttr-api-key": badKey }));
+    const res = await api.call("GET", "/project", from("203.0.113.31", { "ttr-api-key": api.apiKey }));
+    expect(res.status).toBe(200);
+  });
+
+  it("valid requests never use the budget, and loopback is never counted", async () => {
+    for (let i = 0; i < 8; i++) expect((await api.call("GET", "/project", from("203.0.113.40", { "ttr-api-key": api.apiKey }))).status).toBe(200);
+    for (let i = 0; i < 8; i++) expect((await api.call("GET", "/project", { "ttr-api-key": badKey })).status).toBe(401);
+    expect((await api.call("GET", "/project", { "ttr-api-key": api.apiKey })).status).toBe(200);
+  });
+});
