@@ -1,6 +1,6 @@
 export { createLogger, type Logger } from "./logger.js";
 export { readEnv, commonEnv, type CommonEnv } from "./env.js";
-export { createRegistry, handleOps, READY_TIMEOUT_MS, type ReadyChecks, startOpsServer, storesDown, prom } from "./ops.js";
+export { createRegistry, handleOps, READY_TIMEOUT_MS, type ReadyChecks, registerStoreProbes, startOpsServer, storesDown, prom } from "./ops.js";
 export { resolveInfra, canConnect, freePort, serverUrlOf, databaseUrl, type Infra } from "./infra.js";
 export { OutageLog, RepeatLog, within } from "./outage.js";
 export { createRedis, redisPing } from "./redis.js";

@@ -2,7 +2,7 @@
 import express from "express";
 import { randomUUID } from "node:crypto";
 import { dbPing } from "@ttr/db";
-import { handleOps, OutageLog, prom, redisPing } from "@ttr/platform";
+import { handleOps, OutageLog, prom, redisPing, registerStoreProbes } from "@ttr/platform";
 import type { Deps } from "./deps.js";
 import { errorHandler, notFoundHandler } from "./http/errors.js";
 import { headOnlyWhereServed, literalBadEscapes, ROUTING } from "./http/paths.js";
@@ -53,6 +53,7 @@ export function createApp(deps: Deps): express.Express {
   app.use(literalBadEscapes, headOnlyWhereServed);
 
   const ready = { postgres: () => dbPing(deps.db), redis: () => redisPing(deps.redis) };
+  registerStoreProbes(deps.registry, ready);
   for (const path of ["/healthz", "/readyz", "/metrics"]) {
     app.get(path, async (req, res) => {
       const out = (await handleOps(req.path, deps.registry, ready))!;
