@@ -34,6 +34,7 @@ export const commonEnv = {
   DATABASE_URL: Joi.string().uri({ scheme: ["postgres", "postgresql"] }).required().custom(sessionPooled).description("PostgreSQL connection URL"),
   /** `redis://` or `rediss://` (TLS); with REDIS_SENTINELS only its user, password and database number count */
   REDIS_URL: Joi.string()
+    .empty("")
     .uri({ scheme: ["redis", "rediss"] })
     .required()
     .when("REDIS_SENTINELS", { is: Joi.array().max(0), otherwise: Joi.optional() })
