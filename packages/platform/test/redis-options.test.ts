@@ -85,6 +85,11 @@ describe("the variables", () => {
     });
   });
 
+  it("an empty REDIS_URL counts as unset: fine with Sentinels, refused without", () => {
+    expect(redisSettingsOf(read({ REDIS_URL: "", REDIS_SENTINELS: "s0:26379" }))).toEqual({ sentinels: [{ host: "s0", port: 26379 }], sentinelName: "mymaster" });
+    expect(() => read({ REDIS_URL: "" })).toThrow('"REDIS_URL" is required');
+  });
+
   it("a malformed Sentinel list stops the service with the entry named", () => {
     expect(() => read({ REDIS_SENTINELS: "s0:26379,s1:notaport" })).toThrow('"s1:notaport" is not host:port');
   });
