@@ -42,6 +42,11 @@ export function parseHostPorts(list: string, defaultPort = 26379): HostPort[] {
   return out;
 }
 
+/** Reconnect (through the Sentinels) and resend the command when the server has become a replica. */
+function readOnly(err: Error): 2 | false {
+  return err.message.startsWith("READONLY") ? 2 : false;
+}
+
 /** The URL's parts ioredis takes as options; the password percent-decoded. */
 function urlParts(url: string): RedisOptions & { tls?: object } {
   const u = new URL(url);
@@ -75,6 +80,10 @@ export function redisOptions(settings: RedisSettings): RedisOptions {
     options.sentinels = settings.sentinels.map((s) => ({ ...s }));
     options.name = settings.sentinelName ?? "mymaster";
     if (settings.sentinelPassword) options.sentinelPassword = settings.sentinelPassword;
+    // Follow a failover at once: the Sentinels announce the new primary, and
+    // a write refused by the old one (now a replica) reconnects and is sent again.
+    options.failoverDetector = true;
+    options.reconnectOnError = readOnly;
     if (tls) {
       options.enableTLSForSentinelMode = true;
       options.sentinelTLS = tls;

@@ -136,3 +136,42 @@ describe("through Sentinels", () => {
     await primary?.stop();
   });
 });
+
+describe("a failover", () => {
+  const servers: Server[] = [];
+  afterAll(async () => {
+    for (const s of servers.reverse()) await s.stop();
+  });
+
+  it("is followed: after the Sentinel promotes the replica, writes reach the new primary", async () => {
+    const [a, b, s] = [await freePort(), await freePort(), await freePort()];
+    servers.push(await startRedis([`port ${a}`, `requirepass ${PASSWORD}`, `masterauth ${PASSWORD}`], a));
+    servers.push(await startRedis([`port ${b}`, `requirepass ${PASSWORD}`, `masterauth ${PASSWORD}`, `replicaof 127.0.0.1 ${a}`], b));
+    servers.push(
+      await startRedis([`port ${s}`, `sentinel monitor fo 127.0.0.1 ${a} 1`, `sentinel auth-pass fo ${PASSWORD}`, "sentinel down-after-milliseconds fo 1000", "sentinel failover-timeout fo 5000"], s, true),
+    );
+    const redis = await ready({ sentinels: [{ host: "127.0.0.1", port: s }], sentinelName: "fo", password: PASSWORD });
+    await redis.set("ttr-test:failover", "before");
+    const sentinelClient = await ready({ url: `redis://127.0.0.1:${s}` });
+    // the Sentinel promotes the replica once it has seen it in sync (NOGOODSLAVE until then)
+    let failover: unknown = null;
+    for (let i = 0; i < 100 && failover !== "OK"; i++) {
+      failover = await sentinelClient.call("SENTINEL", "FAILOVER", "fo").catch((e: Error) => e.message);
+      if (failover !== "OK") await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(failover).toBe("OK");
+    // the port of the server the connection talks to
+    const connectedTo = async () => Number(((await redis.call("CONFIG", "GET", "port").catch(() => [])) as string[])[1] ?? 0);
+    expect(await connectedTo()).toBe(a);
+    let port = a;
+    for (let i = 0; i < 150 && port !== b; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      port = await connectedTo();
+    }
+    expect(port).toBe(b);
+    const direct = await ready({ url: `redis://127.0.0.1:${b}`, password: PASSWORD });
+    await redis.set("ttr-test:failover", "after");
+    expect(await direct.get("ttr-test:failover")).toBe("after");
+    expect((await direct.call("ROLE") as unknown[])[0]).toBe("master");
+  }, 30_000);
+});

@@ -35,6 +35,8 @@ describe("redisOptions", () => {
       tlsCa: "PEM",
     });
     expect(o).toEqual({
+      failoverDetector: true,
+      reconnectOnError: expect.any(Function),
       password: "pw",
       db: 1,
       tls: { ca: "PEM" },
@@ -44,7 +46,10 @@ describe("redisOptions", () => {
       enableTLSForSentinelMode: true,
       sentinelTLS: { ca: "PEM" },
     });
-    expect(redisOptions({ sentinels: [{ host: "s0", port: 26379 }] })).toEqual({ sentinels: [{ host: "s0", port: 26379 }], name: "mymaster" });
+    const plain = redisOptions({ sentinels: [{ host: "s0", port: 26379 }] });
+    expect(plain).toMatchObject({ sentinels: [{ host: "s0", port: 26379 }], name: "mymaster", failoverDetector: true });
+    expect(plain.reconnectOnError?.(new Error("READONLY You can't write against a read only replica."))).toBe(2);
+    expect(plain.reconnectOnError?.(new Error("ERR wrong number of arguments"))).toBe(false);
   });
 
   it("refuses settings with neither a URL nor Sentinels", () => {
