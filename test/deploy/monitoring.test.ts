@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually } from "../support/rows.js";
+import { eventually, insertPolicy } from "../support/rows.js";
 import { startSystem, type System } from "../support/system.js";
 import { startTarget, type Target } from "../support/target.js";
 import { find, helm, type K8sObject, NAMESPACE, RELEASE, render } from "./chart.js";
@@ -135,20 +135,23 @@ describe("against the services' live /metrics", () => {
     target = await startTarget();
     target.on("/ok", (_req, res) => res.writeHead(200).end("ok"));
     target.on("/fail", (_req, res) => res.writeHead(500).end());
+    target.on("/hang", () => {});
     sys = await startSystem();
-    for (const p of ["/ok", "/fail"]) {
-      const res = await sys.call("POST", "/schedule", { "ttr-api-key": sys.apiKey, "ttr-url": `${target.base}${p}`, "ttr-scheduled-at": "now" });
+    // one at a time under tag "slow": the second attempt is held while the first hangs
+    await insertPolicy(sys.db, sys.projectId, "slow", { max_concurrent: 1 });
+    for (const [p, tags] of [["/ok", ""], ["/fail", ""], ["/hang", "slow"], ["/hang", "slow"]]) {
+      const res = await sys.call("POST", "/schedule", { "ttr-api-key": sys.apiKey, "ttr-url": `${target.base}${p}`, "ttr-scheduled-at": "now", ...(tags ? { "ttr-tags": tags } : {}) });
       expect(res.status, res.text).toBe(200);
     }
-    // both attempts finished, and the scheduler's first retention pass (10 s after it leads) done
+    // attempts finished, one held, and the scheduler's first retention pass (10 s after it leads) done
     live = await eventually(
       async () => {
         const e = await scrape();
         const done = (e.values.get("ttr_dead_letters_total")?.[0] ?? 0) >= 1 && (e.values.get("ttr_retention_last_success_timestamp_seconds")?.[0] ?? 0) > 0;
-        return done && e.labels.get("ttr_attempts_total")?.has("outcome") ? e : undefined;
+        return done && e.labels.get("ttr_attempts_total")?.has("outcome") && e.values.has("ttr_attempts_held_by_tag") ? e : undefined;
       },
       40_000,
-      "a dead letter, a success and a retention pass",
+      "a dead letter, a success, a held attempt and a retention pass",
     );
   }, 90_000);
   afterAll(async () => {
@@ -163,6 +166,11 @@ describe("against the services' live /metrics", () => {
     expect(up).toHaveLength(6); // postgres and redis on the api, scheduler and executor
     expect(up.every((v) => v === 1)).toBe(true);
     expect(live.values.get("ttr_scheduler_leader")).toEqual([1]);
+  });
+
+  it("shows the held backlog per project and tag (ttr_attempts_held_by_tag)", () => {
+    expect(live.values.get("ttr_attempts_held_by_tag")).toEqual([1]);
+    expect(live.labels.get("ttr_attempts_held_by_tag")).toEqual(new Set(["project", "tag", "service"]));
   });
 
   it("every series an alert or panel names is exported, with the labels it matches or groups by", () => {
