@@ -97,6 +97,20 @@ const CUSTOM_KINDS: Record<string, (o: K8sObject) => void> = {
     check(Array.isArray(o.spec.endpoints) && o.spec.endpoints.length > 0, "ServiceMonitor: spec.endpoints");
     for (const e of o.spec.endpoints) check(typeof e.port === "string" && e.path?.startsWith("/"), "ServiceMonitor: endpoint port and path");
   },
+  // prometheus-operator PrometheusRule (its expressions are parsed in monitoring.test.ts)
+  "monitoring.coreos.com/v1/PrometheusRule": (o) => {
+    check(isName(o.metadata?.name), "PrometheusRule: metadata.name");
+    check(Array.isArray(o.spec?.groups) && o.spec.groups.length > 0, "PrometheusRule: spec.groups");
+    for (const g of o.spec.groups) {
+      check(typeof g.name === "string" && Array.isArray(g.rules) && g.rules.length > 0, "PrometheusRule: group name and rules");
+      for (const r of g.rules) {
+        check(typeof (r.alert ?? r.record) === "string", "PrometheusRule: rule alert or record");
+        check(typeof r.expr === "string" && r.expr.length > 0, `PrometheusRule: ${r.alert} expr`);
+        check(r.for === undefined || /^(\d+(ms|s|m|h|d|w|y))+$/.test(r.for), `PrometheusRule: ${r.alert} for`);
+        for (const v of Object.values({ ...r.labels, ...r.annotations })) check(typeof v === "string", `PrometheusRule: ${r.alert} labels and annotations are strings`);
+      }
+    }
+  },
 };
 
 export interface PodTemplate {

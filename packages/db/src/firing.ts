@@ -221,6 +221,9 @@ export async function countHeld(db: SqlRunner, now: Date): Promise<number> {
   return (await queryOne<{ held: number }>(db, "count_held", now))?.held ?? 0;
 }
 
+/** The largest backlogs of held attempts, per project and tag, at most `limit` of them. */
+export const countHeldByTag = (db: SqlRunner, now: Date, limit: number) => query<{ projectId: string; tag: string; held: number }>(db, "count_held_by_tag", now, limit);
+
 export async function nextPlannedAt(db: SqlRunner, now: Date): Promise<Date | null> {
   return (await queryOne<{ nextAt: Date | null }>(db, "next_planned_at", now))?.nextAt ?? null;
 }

@@ -138,6 +138,7 @@ const periodic: Case[] = [
   ["select dispatchable attempts", "select_dispatchable", () => [now(), 500]],
   ["select held attempts", "select_held", () => [now(), 100, [], []]],
   ["count held attempts", "count_held", () => [now()]],
+  ["count held attempts per tag", "count_held_by_tag", () => [now(), 20]],
   ["next planned attempt", "next_planned_at", () => [now()]],
   ["stale dispatched attempts", "stale_dispatched", () => [new Date(Date.now() - 30_000), 500]],
   ["reap lost attempts", "reap_lost", () => [now(), 500]],

@@ -31,6 +31,24 @@ export async function storesDown(checks: ReadyChecks): Promise<string[]> {
   return names.filter((_, i) => !ok[i]);
 }
 
+/**
+ * `ttr_store_up{store}`: 1 when the store answered the same probe /readyz
+ * makes, 0 when not; probed at each scrape. Prometheus sees a pod that is
+ * not ready (the kubelet's view) with the store to blame, on every service.
+ */
+export function registerStoreProbes(registry: client.Registry, checks: ReadyChecks): void {
+  new client.Gauge({
+    name: "ttr_store_up",
+    help: "1 when the store (postgres, redis) answered the readiness probe at this scrape, else 0",
+    labelNames: ["store"] as const,
+    registers: [registry],
+    async collect() {
+      const down = await storesDown(checks);
+      for (const store of Object.keys(checks)) this.set({ store }, down.includes(store) ? 0 : 1);
+    },
+  });
+}
+
 export function createRegistry(service: string): client.Registry {
   const registry = new client.Registry();
   registry.setDefaultLabels({ service });
@@ -59,7 +77,9 @@ export async function handleOps(
   }
 }
 
+/** Serves handleOps on `port`, and adds the stores' probes to the registry (registerStoreProbes). */
 export function startOpsServer(port: number, registry: client.Registry, ready: ReadyChecks): Promise<http.Server> {
+  registerStoreProbes(registry, ready);
   const server = http.createServer((req, res) => {
     const pathname = new URL(req.url ?? "/", "http://localhost").pathname;
     if (req.method !== "GET") {

@@ -1,16 +1,29 @@
 import { Redis } from "ioredis";
 import type { Logger } from "./logger.js";
 import { OutageLog } from "./outage.js";
+import { type RedisSettings, redisOptions } from "./redis-options.js";
 
 /**
  * A connection usable by BullMQ (no per-command retry limit) and by plain
- * commands. Its connection errors are logged once per outage (ioredis would
- * otherwise print each one to stderr, outside the JSON log).
+ * commands, from a URL or from full settings (Sentinels, TLS, a password of
+ * its own: redis-options.ts). Its connection errors are logged once per
+ * outage (ioredis would otherwise print each one to stderr, outside the JSON
+ * log).
  */
-export function createRedis(url: string, name: string, log: Logger): Redis {
+export function createRedis(where: string | RedisSettings, name: string, log: Logger): Redis {
+  const options = redisOptions(typeof where === "string" ? { url: where } : where);
   // Reconnect at most a second apart (ioredis waits up to 2 s), so work
-  // resumes within about a second of Redis answering again.
-  const redis = new Redis(url, { maxRetriesPerRequest: null, connectionName: name, lazyConnect: false, retryStrategy: (times) => Math.min(times * 100, 1000) });
+  // resumes within about a second of Redis answering again. The Sentinels
+  // are asked again as often, so a failover is followed as quickly.
+  const retryStrategy = (times: number) => Math.min(times * 100, 1000);
+  const redis = new Redis({
+    ...options,
+    maxRetriesPerRequest: null,
+    connectionName: name,
+    lazyConnect: false,
+    retryStrategy,
+    ...(options.sentinels ? { sentinelRetryStrategy: retryStrategy } : {}),
+  });
   const outage = new OutageLog(log, "redis", { connection: name });
   redis.on("error", (err) => outage.failed(err));
   redis.on("ready", () => outage.recovered());

@@ -2,7 +2,7 @@
 // one is down.
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
-import { createRegistry, freePort, handleOps, READY_TIMEOUT_MS, redisPing } from "../src/index.js";
+import { createRegistry, freePort, handleOps, READY_TIMEOUT_MS, redisPing, registerStoreProbes } from "../src/index.js";
 
 const registry = createRegistry("test");
 const never = () => new Promise<boolean>(() => {});
@@ -30,6 +30,21 @@ describe("/readyz", () => {
     const r = await readyz({ postgres: never, redis: async () => Promise.reject(new Error("ECONNREFUSED")) });
     expect(r).toMatchObject({ status: 503, body: { status: "unavailable", down: ["postgres", "redis"] } });
     expect(r.ms).toBeLessThan(1000);
+  });
+});
+
+describe("ttr_store_up", () => {
+  it("is 1 for each store that answers and 0 for one that fails or never answers, probed at each scrape", async () => {
+    const own = createRegistry("probe-test");
+    let redisUp = false;
+    registerStoreProbes(own, { postgres: async () => true, redis: async () => redisUp, other: never });
+    const scrape = async () => (await handleOps("/metrics", own, {}))!.body;
+    const first = await scrape();
+    expect(first).toContain('ttr_store_up{store="postgres",service="probe-test"} 1');
+    expect(first).toContain('ttr_store_up{store="redis",service="probe-test"} 0');
+    expect(first).toContain('ttr_store_up{store="other",service="probe-test"} 0');
+    redisUp = true;
+    expect(await scrape()).toContain('ttr_store_up{store="redis",service="probe-test"} 1');
   });
 });
 

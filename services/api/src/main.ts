@@ -1,6 +1,6 @@
 // Starts the api: public API, health and metrics (and later the dashboard).
 import { createDb, createPgRunner, dbPing, ensurePartitions } from "@ttr/db";
-import { createLogger, createRedis, createRegistry } from "@ttr/platform";
+import { createLogger, createRedis, redisSettingsOf, createRegistry } from "@ttr/platform";
 import { createApp } from "./app.js";
 import { loadEnv } from "./env.js";
 import { createServer } from "./server.js";
@@ -8,7 +8,7 @@ import { createServer } from "./server.js";
 const env = loadEnv();
 const log = createLogger("api", env.LOG_LEVEL);
 const db = createDb(env.DATABASE_URL, { max: env.DB_POOL_SIZE, applicationName: "ttr-api" });
-const redis = createRedis(env.REDIS_URL, "ttr-api", log);
+const redis = createRedis(redisSettingsOf(env), "ttr-api", log);
 const registry = createRegistry("api");
 const pg = createPgRunner(env.DATABASE_URL, { max: Math.max(2, Math.ceil(env.DB_POOL_SIZE / 2)), applicationName: "ttr-api" });
 const reads = createDb(env.DATABASE_URL, {

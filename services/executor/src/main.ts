@@ -4,7 +4,7 @@
 import { Worker } from "bullmq";
 import { ATTEMPT_QUEUE } from "@ttr/core";
 import { createPgRunner } from "@ttr/db";
-import { createLogger, createRedis, createRegistry, OutageLog, RepeatLog, redisPing, startOpsServer, within } from "@ttr/platform";
+import { createLogger, createRedis, redisSettingsOf, createRegistry, OutageLog, RepeatLog, redisPing, startOpsServer, within } from "@ttr/platform";
 import { type ExecutorEnv, loadEnv } from "./env.js";
 import { createMetrics } from "./metrics.js";
 import { formatSubnet } from "./net-guard.js";
@@ -25,7 +25,7 @@ try {
 const log = createLogger("executor", env.LOG_LEVEL);
 // Its statements (start and finish of attempts) name one day each, pruned while planning: see customPlans.
 const db = createPgRunner(env.DATABASE_URL, { max: env.DB_POOL_SIZE, applicationName: "ttr-executor", customPlans: true });
-const redis = createRedis(env.REDIS_URL, "ttr-executor", log);
+const redis = createRedis(redisSettingsOf(env), "ttr-executor", log);
 const registry = createRegistry("executor");
 const metrics = createMetrics(registry);
 const dbOutage = new OutageLog(log, "postgres", { connection: "ttr-executor" });

@@ -21,6 +21,11 @@ export function createMetrics(registry: prom.Registry) {
       buckets: [1, 2, 5, 10, 20, 50, 100, 200],
       registers: [registry],
     }),
+    deadLetters: new prom.Counter({
+      name: "ttr_dead_letters_total",
+      help: "Attempts recorded as dead letters: failed, with no retry left",
+      registers: [registry],
+    }),
     inFlight: new prom.Gauge({ name: "ttr_attempts_in_flight", help: "Attempts being sent by this process", registers: [registry] }),
   };
 }

@@ -159,6 +159,9 @@ export async function processAttempt(deps: WorkerDeps, data: unknown): Promise<v
   }
   const { recorded, retryExecutionId } = await whileDatabaseDown(deps.dbOutage, () => deps.batches.finish.call({ ...ref, record }));
   await markEnded(deps.redis, prefix, started.projectId, started.tags, executionId);
-  if (recorded && record.isDeadLetter) deps.notifier.deadLetter(started);
+  if (recorded && record.isDeadLetter) {
+    deps.metrics.deadLetters.inc();
+    deps.notifier.deadLetter(started);
+  }
   deps.log.info("attempt", { ...log, status: record.responseStatus, recorded, retry: retryExecutionId !== null, deadLetter: record.isDeadLetter });
 }

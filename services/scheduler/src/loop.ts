@@ -2,9 +2,10 @@
 // SCHEDULER_TICK_MS, a few ms after the boundary), so a trigger due at a
 // second is claimed right after that second starts: never before it
 // (docs/concepts.md), and usually within milliseconds.
-import { countHeld, isDatabaseUnavailable, LeaseLost, nextPlannedAt } from "@ttr/db";
+import { countHeld, countHeldByTag, isDatabaseUnavailable, LeaseLost, nextPlannedAt } from "@ttr/db";
 import { OutageLog } from "@ttr/platform";
 import type { Deps } from "./deps.js";
+import { HELD_TAGS_SHOWN } from "./metrics.js";
 import { dispatchBatch, dispatchHeld, requeueLost, STALE_AFTER_MS } from "./dispatch.js";
 import { promoteBatch } from "./promote.js";
 import { reap } from "./reaper.js";
@@ -90,6 +91,10 @@ export class SchedulerLoop {
         await ensurePendingInstances(this.deps, now);
         await this.deps.admission.reconcile();
         this.deps.metrics.held.set(await countHeld(this.deps.db, now));
+        // replaced as a whole: a tag whose backlog is gone drops out
+        const byTag = await countHeldByTag(this.deps.db, now, HELD_TAGS_SHOWN);
+        this.deps.metrics.heldByTag.reset();
+        for (const b of byTag) this.deps.metrics.heldByTag.set({ project: b.projectId, tag: b.tag }, b.held);
       }
       if (now.getTime() - this.lastRequeue >= REQUEUE_EVERY_MS) {
         this.lastRequeue = now.getTime();

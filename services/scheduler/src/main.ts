@@ -3,7 +3,7 @@
 import { Queue } from "bullmq";
 import { ATTEMPT_QUEUE } from "@ttr/core";
 import { createPgRunner } from "@ttr/db";
-import { createLogger, createRedis, createRegistry, redisPing, startOpsServer, within } from "@ttr/platform";
+import { createLogger, createRedis, redisSettingsOf, createRegistry, redisPing, startOpsServer, within } from "@ttr/platform";
 import { PolicyAdmission } from "./admit.js";
 import { loadEnv } from "./env.js";
 import { Leadership, SCHEDULER_SESSION_SETTINGS } from "./leader.js";
@@ -23,7 +23,7 @@ const db = createPgRunner(env.DATABASE_URL, {
   queryTimeoutMs: 10_000,
   settings: SCHEDULER_SESSION_SETTINGS,
 });
-const redis = createRedis(env.REDIS_URL, "ttr-scheduler", log);
+const redis = createRedis(redisSettingsOf(env), "ttr-scheduler", log);
 const queue = new Queue(ATTEMPT_QUEUE, { connection: redis, prefix: env.TTR_REDIS_PREFIX, streams: { events: { maxLen: 1000 } } });
 // already logged once per outage by the connection's own listener
 queue.on("error", () => {});

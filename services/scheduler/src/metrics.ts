@@ -1,6 +1,9 @@
 import type { Queue } from "bullmq";
 import { prom } from "@ttr/platform";
 
+/** How many (project, tag) backlogs ttr_attempts_held_by_tag shows: a bound on its series, whatever the number of tags. */
+export const HELD_TAGS_SHOWN = 20;
+
 export function createMetrics(registry: prom.Registry, queue: Queue) {
   return {
     promoted: new prom.Counter({ name: "ttr_triggers_promoted_total", help: "Due triggers moved to queued", registers: [registry] }),
@@ -36,6 +39,12 @@ export function createMetrics(registry: prom.Registry, queue: Queue) {
     held: new prom.Gauge({
       name: "ttr_attempts_held",
       help: "Due attempts waiting for room under a tag policy (or for the next tick)",
+      registers: [registry],
+    }),
+    heldByTag: new prom.Gauge({
+      name: "ttr_attempts_held_by_tag",
+      help: `Due attempts a tag policy holds back, per project and tag; the ${HELD_TAGS_SHOWN} largest backlogs only`,
+      labelNames: ["project", "tag"] as const,
       registers: [registry],
     }),
     queueDepth: new prom.Gauge({

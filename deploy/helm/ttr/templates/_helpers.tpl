@@ -133,7 +133,7 @@ outside it needs them. A JSON list; a new public endpoint family is added here.
 
 {{/* Is the release told where its databases are? (NOTES.txt warns when not) */}}
 {{- define "ttr.connectionConfigured" -}}
-{{- if or .Values.connection.existingSecret (and (include "ttr.databaseUrl" .) (include "ttr.redisUrl" .)) }}true{{ end }}
+{{- if or .Values.connection.existingSecret (and (include "ttr.databaseUrl" .) (or (include "ttr.redisUrl" .) .Values.redis.sentinels)) }}true{{ end }}
 {{- end }}
 
 {{- define "ttr.connectionEnv" -}}
@@ -147,6 +147,10 @@ outside it needs them. A JSON list; a new public endpoint family is added here.
     secretKeyRef:
       name: {{ include "ttr.connectionSecretName" . }}
       key: {{ .Values.connection.redisUrlKey }}
+      {{- if .Values.redis.sentinels }}
+      # with Sentinels the URL is optional (user, password, database number)
+      optional: true
+      {{- end }}
 {{- end }}
 
 {{/* The Secret holding TTR_SECRET_KEY: secretKey.existingSecret, or the chart's own. */}}

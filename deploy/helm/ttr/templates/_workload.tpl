@@ -81,6 +81,9 @@ spec:
             {{- if eq .component "executor" }}
             {{- include "ttr.secretKeyEnv" (dict "root" $root) | nindent 12 }}
             {{- end }}
+            {{- with include "ttr.redisSecretEnv" $root | trim }}
+            {{- . | nindent 12 }}
+            {{- end }}
             {{- range $name, $value := .env }}
             - name: {{ $name }}
               value: {{ $value | toString | quote }}
@@ -116,8 +119,14 @@ spec:
           volumeMounts:
             - name: tmp
               mountPath: /tmp
+            {{- with include "ttr.redisVolumeMounts" $root | trim }}
+            {{- . | nindent 12 }}
+            {{- end }}
       volumes:
         {{- include "ttr.tmpVolume" $root | nindent 8 }}
+        {{- with include "ttr.redisVolumes" $root | trim }}
+        {{- . | nindent 8 }}
+        {{- end }}
       {{- with include "ttr.scheduling" (dict "root" $root "component" .component "values" $v) | trim }}
       {{- . | nindent 6 }}
       {{- end }}
