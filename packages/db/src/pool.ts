@@ -102,6 +102,15 @@ export function createPgRunner(databaseUrl: string, opts: PgRunnerOptions = {}):
     async $transaction<T>(fn: (tx: SqlRunner) => Promise<T>): Promise<T> {
       const client = await pool.connect();
       let broken: Error | undefined;
+      // The pool listens for errors on idle connections only. A checked-out
+      // one that the server ends between two statements (PostgreSQL killed
+      // while `fn` awaits something else) would emit 'error' with no
+      // listener and end the process; instead its next statement fails, and
+      // the connection is closed, not reused.
+      const onError = (err: Error) => {
+        broken = err;
+      };
+      client.on("error", onError);
       try {
         await client.query("BEGIN");
         const result = await fn(on(client));
@@ -113,6 +122,7 @@ export function createPgRunner(databaseUrl: string, opts: PgRunnerOptions = {}):
         });
         throw err;
       } finally {
+        client.off("error", onError);
         // a connection that could not roll back is closed, not reused
         client.release(broken);
       }
