@@ -745,7 +745,7 @@ export interface components {
         Throughput: {
             [key: string]: number;
         };
-        /** @description Creates the tag's policy, or replaces it whole (omitted fields return to their defaults). Needs a non-empty throughput, maxConcurrent, requestTimeoutSeconds or a retry strategy. Unknown fields are ignored. */
+        /** @description Creates the tag's policy, or replaces it whole (omitted fields return to their defaults). Needs a non-empty throughput, maxConcurrent, requestTimeoutSeconds or a retry strategy (or one of `signing: true`, a `notifyUrl`, `paused: true`). Unknown fields are ignored. */
         TagPolicyCreate: {
             /** @description 1 to 50 characters from a-z, 0-9, `_`, `-`; case-sensitive. */
             tag: string;
@@ -782,8 +782,13 @@ export interface components {
              * @default null
              */
             notifyUrl?: string | null;
+            /**
+             * @description The tag's triggers wait (as with a throughput rate of 0) while every other setting stays as stored; false resumes them, oldest first, at the pace the limits allow. Shown only when true.
+             * @default false
+             */
+            paused?: boolean;
         };
-        /** @description Changes only the fields sent; `{}` only updates `updatedAt`. null clears a nullable setting; `tag`, `retryStrategy`, `retryJitter` and `retryOn` cannot be null. A new `tag` renames the policy. */
+        /** @description Changes only the fields sent; `{}` only updates `updatedAt`. null clears a nullable setting; `tag`, `retryStrategy`, `retryJitter`, `retryOn`, `signing`, `honorRetryAfter` and `paused` cannot be null. A new `tag` renames the policy. */
         TagPolicyUpdate: {
             tag?: string;
             throughput?: components["schemas"]["Throughput"] | null;
@@ -819,6 +824,11 @@ export interface components {
              * @default null
              */
             notifyUrl?: string | null;
+            /**
+             * @description The tag's triggers wait (as with a throughput rate of 0) while every other setting stays as stored; false resumes them, oldest first, at the pace the limits allow. Shown only when true.
+             * @default false
+             */
+            paused?: boolean;
         };
         TagPolicy: {
             /** Format: uuid */
@@ -841,6 +851,8 @@ export interface components {
             honorRetryAfter?: boolean;
             /** Format: uri */
             notifyUrl?: string | null;
+            /** @description Present (and true) only while the tag is paused. */
+            paused?: boolean;
             /**
              * Format: date-time
              * @description ISO 8601 in UTC with milliseconds, e.g. `2026-11-22T10:00:00.000Z`.
