@@ -352,6 +352,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dead-letters/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay dead letters in bulk
+         * @description Replay now for every selected dead letter that is still the latest attempt of a completed trigger: each trigger is queued with a new `replay` attempt, sent within its tags' policies. With `dryRun` only counts them.
+         */
+        post: operations["replayDeadLetters"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dead-letters/discard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Discard dead letters in bulk
+         * @description Takes the selected dead letters off the dead-letter list: each keeps `isDeadLetter` and gets `discardedAt`; triggers are not changed and discarded dead letters are not replayed in bulk. With `dryRun` only counts them.
+         */
+        post: operations["discardDeadLetters"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -942,6 +982,11 @@ export interface components {
             /** @description null when a response arrived. Otherwise `Transport error (<METHOD> <url>)`, `InvalidUrl error (<METHOD> <url>)`, `Decode error (<status> <METHOD> <url>)`, `{"errorMessage":"Request timed out after <N>s"}` or `Executor died (status=started past reap_after)`. */
             errorMessage: string | null;
             isDeadLetter: boolean;
+            /**
+             * Format: date-time
+             * @description Only on a dead letter discarded in bulk (POST /dead-letters/discard): when. It stays a dead letter but leaves the dead-letter list.
+             */
+            discardedAt?: string;
             /** @description Only on a dead letter whose tag policy has a `notifyUrl`, once the notification was tried (docs/delivery-extras.md): `sent`, `retrying` (tries left) or `failed`. */
             notification?: {
                 /** @enum {string} */
@@ -1020,6 +1065,25 @@ export interface components {
             status: "ready" | "unavailable";
             /** @description The stores that did not answer in time. */
             down?: ("postgres" | "redis")[];
+        };
+        /** @description Which dead letters: those whose trigger carries `tag`, completed at or after `from` and before `to` (ISO 8601, to the second). Each may be left out; `{}` selects every dead letter not discarded. Unknown fields are ignored. */
+        DeadLetterSelection: {
+            /** @description Only dead letters of triggers carrying this tag. */
+            tag?: string;
+            /** @description Completed at or after this time (ISO 8601 date-time or date). */
+            from?: string;
+            /** @description Completed before this time (ISO 8601 date-time or date); after `from`. */
+            to?: string;
+            /**
+             * @description Only count what would be acted on; change nothing.
+             * @default false
+             */
+            dryRun?: boolean;
+        };
+        DeadLetterBulkResult: {
+            /** @description How many were (on a dry run: would be) acted on, oldest completion first; at most 10,000 per call, so 10,000 means call again for the rest. */
+            count: number;
+            dryRun: boolean;
         };
     };
     responses: {
@@ -2615,6 +2679,106 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    replayDeadLetters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeadLetterSelection"];
+            };
+        };
+        responses: {
+            /** @description How many triggers were queued again. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeadLetterBulkResult"];
+                };
+            };
+            /** @description Not valid JSON or not of the body's shape (a field of the wrong type): no body, no Content-Type. Then, with a message: `Invalid tag: empty (leave it out for every tag)`, `Invalid from: <value> (an ISO 8601 date-time)`, `Invalid to: <value> (an ISO 8601 date-time)`, `from must be before to`. */
+            400: {
+                headers: {
+                    /** @description On the answer with no body only. */
+                    "ttr-error"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description No live session and no valid API key: `Unauthorized`, or `Invalid api key` for an unknown key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    discardDeadLetters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeadLetterSelection"];
+            };
+        };
+        responses: {
+            /** @description How many dead letters were discarded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeadLetterBulkResult"];
+                };
+            };
+            /** @description Not valid JSON or not of the body's shape (a field of the wrong type): no body, no Content-Type. Then, with a message: `Invalid tag: empty (leave it out for every tag)`, `Invalid from: <value> (an ISO 8601 date-time)`, `Invalid to: <value> (an ISO 8601 date-time)`, `from must be before to`. */
+            400: {
+                headers: {
+                    /** @description On the answer with no body only. */
+                    "ttr-error"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description No live session and no valid API key: `Unauthorized`, or `Invalid api key` for an unknown key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
