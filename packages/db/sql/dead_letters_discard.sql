@@ -19,7 +19,9 @@ WITH picked AS (
 ), done AS (
   UPDATE executions x SET discarded_at = clock_timestamp()
   FROM picked
-  WHERE x.id = picked.id AND x.part_day = picked.part_day AND x.project_id = $1::uuid
+  -- by a list of ids, so each partition is read through its primary key
+  -- whatever the planner estimates for the join
+  WHERE x.id = ANY (ARRAY(SELECT id FROM picked)) AND x.id = picked.id AND x.part_day = picked.part_day AND x.project_id = $1::uuid
     AND x.is_dead_letter AND x.discarded_at IS NULL
   RETURNING 1
 )

@@ -24,7 +24,8 @@ WITH picked AS (
 ), t AS (
   UPDATE triggers tr SET status = 'queued', attempts = tr.attempts + 1, updated_at = clock_timestamp()
   FROM picked
-  WHERE tr.id = picked.id AND tr.part_day = picked.part_day AND tr.project_id = $1::uuid AND tr.status = 'completed'
+  -- by a list of ids: each partition is read through its primary key
+  WHERE tr.id = ANY (ARRAY(SELECT id FROM picked)) AND tr.id = picked.id AND tr.part_day = picked.part_day AND tr.project_id = $1::uuid AND tr.status = 'completed'
     -- not one that retention may be removing (retention_set_cutoff.sql)
     AND tr.updated_at >= (SELECT coalesce(max(cutoff), '-infinity') FROM retention_state)
   RETURNING tr.id, tr.part_day, tr.project_id, tr.attempts
