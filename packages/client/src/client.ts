@@ -8,6 +8,8 @@ import type {
   BulkResult,
   CallOptions,
   DeclareBody,
+  DeadLetterBulkResult,
+  DeadLetterSelection,
   DeclareResult,
   Deleted,
   ExecutionAnswer,
@@ -141,6 +143,24 @@ export class TtrClient {
   /** Sends a completed trigger's request again as a `retry`, or a retrying one's retry now (`POST /triggers/{id}/retry`). */
   retryTrigger(id: string, call: CallOptions = {}): Promise<ExecutionAnswer> {
     return this.http.json({ method: "POST", path: `/triggers/${enc(id)}/retry`, signal: call.signal });
+  }
+
+  /**
+   * Replay now for the selected dead letters that are still their trigger's
+   * latest attempt, at most 10,000 per call; `dryRun: true` only counts them
+   * (`POST /dead-letters/replay`).
+   */
+  replayDeadLetters(selection: DeadLetterSelection = {}, call: CallOptions = {}): Promise<DeadLetterBulkResult> {
+    return this.http.json({ method: "POST", path: "/dead-letters/replay", json: selection, signal: call.signal });
+  }
+
+  /**
+   * Takes the selected dead letters off the dead-letter list (each keeps
+   * `isDeadLetter`), at most 10,000 per call; `dryRun: true` only counts
+   * them (`POST /dead-letters/discard`).
+   */
+  discardDeadLetters(selection: DeadLetterSelection = {}, call: CallOptions = {}): Promise<DeadLetterBulkResult> {
+    return this.http.json({ method: "POST", path: "/dead-letters/discard", json: selection, signal: call.signal });
   }
 
   /** A page of executions, newest first (`GET /executions`). */

@@ -157,6 +157,25 @@ describe("reading outcomes with the API key", () => {
     expect(execution).toMatchObject({ triggerId: id, attemptNumber: 3, triggeredBy: "retry", status: "planned" });
   });
 
+  it("replayDeadLetters and discardDeadLetters: a dry run counts, then each acts on the selection", async () => {
+    const at = new Date(Date.UTC(2026, 0, 5, 12));
+    const dead = async () => {
+      const id = await seedTrigger(api, api.projectId, { status: "completed", attempts: 1, tags: ["client-bulk"] });
+      await seedExecution(api, api.projectId, id, { attemptNumber: 1, completedAt: at, responseStatus: 500, isDeadLetter: true });
+      return id;
+    };
+    const [a, b] = [await dead(), await dead()];
+    const selection = { tag: "client-bulk", from: "2026-01-05", to: "2026-01-06" };
+    expect(await ttr.replayDeadLetters({ ...selection, dryRun: true })).toEqual({ count: 2, dryRun: true });
+    expect(await ttr.discardDeadLetters({ tag: "client-bulk", to: "2026-01-05T12:00:00Z" })).toEqual({ count: 0, dryRun: false });
+    expect(await ttr.replayDeadLetters(selection)).toEqual({ count: 2, dryRun: false });
+    expect((await triggerById(api.db, a))?.status).toBe("queued");
+    expect((await triggerById(api.db, b))?.status).toBe("queued");
+    expect(await ttr.discardDeadLetters(selection)).toEqual({ count: 2, dryRun: false });
+    expect((await ttr.listExecutions({ triggerId: a, deadLetterOnly: true })).executions).toEqual([]);
+    await expect(ttr.discardDeadLetters({ from: "soon" })).rejects.toMatchObject({ status: 400, _tag: "BadRequest", message: "Invalid from: soon (an ISO 8601 date-time)" });
+  });
+
   it("getProject counts this month's units; getStats gives one bucket per minute", async () => {
     const { project } = await ttr.getProject();
     expect(project.id).toBe(api.projectId);

@@ -33,6 +33,8 @@ const METHODS: Record<string, keyof TtrClient | null> = {
   getTrigger: "getTrigger",
   replayTrigger: "replayTrigger",
   retryTrigger: "retryTrigger",
+  replayDeadLetters: "replayDeadLetters",
+  discardDeadLetters: "discardDeadLetters",
   listExecutions: "listExecutions",
   getProject: "getProject",
   getStats: "getStats",

@@ -34,9 +34,17 @@ export interface PolicySettings extends RetryFields {
   signing?: boolean;
   honorRetryAfter?: boolean;
   notifyUrl?: string | null;
+  /**
+   * Opt-in pause (docs/api/tag-policies.md, pausing a tag): the tag's
+   * triggers wait as a throughput rate of 0 would make them, while every
+   * other setting, the throughput map included, stays as stored. Absent
+   * means false, like the delivery extras.
+   */
+  paused?: boolean;
 }
 
-export type PolicyExtras = Required<Pick<PolicySettings, "signing" | "honorRetryAfter" | "notifyUrl">>;
+/** The opt-in fields: a policy shows each only when it is not at its default. */
+export type PolicyExtras = Required<Pick<PolicySettings, "signing" | "honorRetryAfter" | "notifyUrl" | "paused">>;
 
 /** A POST or PUT body once its format passed; absent fields are undefined, cleared ones null. */
 export interface PolicyBody {
@@ -53,6 +61,7 @@ export interface PolicyBody {
   signing?: boolean;
   honorRetryAfter?: boolean;
   notifyUrl?: string | null;
+  paused?: boolean;
 }
 
 /** The defaults of the fields table of docs/api/tag-policies.md: what a POST resets omitted fields to. */
@@ -68,11 +77,11 @@ export const POLICY_DEFAULTS: Omit<PolicySettings, "tag" | keyof PolicyExtras> =
   retryOn: "5xx_and_network",
 };
 
-export const EXTRA_DEFAULTS: PolicyExtras = { signing: false, honorRetryAfter: false, notifyUrl: null };
+export const EXTRA_DEFAULTS: PolicyExtras = { signing: false, honorRetryAfter: false, notifyUrl: null, paused: false };
 
-/** All three extras of a policy, defaults filled in. */
+/** All opt-in fields of a policy, defaults filled in. */
 export function policyExtras(p: PolicySettings): PolicyExtras {
-  return { signing: p.signing ?? false, honorRetryAfter: p.honorRetryAfter ?? false, notifyUrl: p.notifyUrl ?? null };
+  return { signing: p.signing ?? false, honorRetryAfter: p.honorRetryAfter ?? false, notifyUrl: p.notifyUrl ?? null, paused: p.paused ?? false };
 }
 
 /**
@@ -85,6 +94,7 @@ export function setExtras(p: PolicySettings): Partial<PolicyExtras> {
   if (all.signing) out.signing = true;
   if (all.honorRetryAfter) out.honorRetryAfter = true;
   if (all.notifyUrl !== null) out.notifyUrl = all.notifyUrl;
+  if (all.paused) out.paused = true;
   return out;
 }
 
@@ -160,11 +170,13 @@ const FIELDS = {
   signing: Joi.boolean(),
   honorRetryAfter: Joi.boolean(),
   notifyUrl: Joi.string().allow("", null),
+  // pausing a tag: a boolean like retryJitter, never null
+  paused: Joi.boolean(),
 };
 
 /**
  * PUT's body: any subset of the fields; `tag`, `retryStrategy`,
- * `retryJitter`, `retryOn`, `signing` and `honorRetryAfter` may not be null
+ * `retryJitter`, `retryOn`, `signing`, `honorRetryAfter` and `paused` may not be null
  * (docs/api/tag-policies.md).
  * Unknown fields are ignored (docs/api/tag-policies.md). Validate with convert off, so
  * `"5"` is not a number and `"true"` not a boolean.
@@ -188,7 +200,9 @@ function setsALimit(body: PolicyBody): boolean {
     body.retryStrategy === "exponential" ||
     // a policy may exist only to sign its tag's deliveries or report its dead letters
     body.signing === true ||
-    (body.notifyUrl != null && body.notifyUrl !== "")
+    (body.notifyUrl != null && body.notifyUrl !== "") ||
+    // a policy may exist only to pause its tag (docs/api/tag-policies.md, pausing a tag)
+    body.paused === true
   );
 }
 
@@ -297,10 +311,11 @@ export function checkPolicy(body: PolicyBody, current: PolicySettings | null): P
     honorRetryAfter: sent(body.honorRetryAfter, base.honorRetryAfter),
     // "" clears it like null
     notifyUrl: body.notifyUrl === "" ? null : sent(body.notifyUrl, base.notifyUrl),
+    paused: sent(body.paused, base.paused),
   };
   checkRetry(next);
   if (body.notifyUrl) checkNotifyUrl(body.notifyUrl);
-  const { signing: _s, honorRetryAfter: _h, notifyUrl: _n, ...rest } = next;
+  const { signing: _s, honorRetryAfter: _h, notifyUrl: _n, paused: _p, ...rest } = next;
 
   return {
     ...rest,

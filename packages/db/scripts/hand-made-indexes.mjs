@@ -42,6 +42,10 @@ export const HAND_MADE_INDEXES = [
     sql: `CREATE INDEX "executions_dead_letter_idx" ON "executions"("project_id", "created_at" DESC, "id" DESC) WHERE "is_dead_letter"`,
   },
   {
+    name: "executions_dead_letter_open_idx",
+    sql: `CREATE INDEX "executions_dead_letter_open_idx" ON "executions"("project_id", "completed_at", "id") WHERE "is_dead_letter" AND "discarded_at" IS NULL`,
+  },
+  {
     name: "executions_dispatchable_idx",
     sql: `CREATE INDEX "executions_dispatchable_idx" ON "executions"("planned_at", "id") WHERE "status" = 'planned' AND "dispatched_at" IS NULL AND "held_by" IS NULL`,
   },

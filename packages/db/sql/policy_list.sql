@@ -7,7 +7,7 @@ SELECT id::text AS id, project_id::text AS "projectId", tag, throughput,
        retry_strategy::text AS "retryStrategy", retry_initial_delay_seconds AS "retryInitialDelaySeconds",
        retry_max_delay_seconds AS "retryMaxDelaySeconds", retry_max_attempts AS "retryMaxAttempts",
        retry_jitter AS "retryJitter", retry_on::text AS "retryOn", signing, honor_retry_after AS "honorRetryAfter",
-       notify_url AS "notifyUrl", created_at AS "createdAt", updated_at AS "updatedAt"
+       notify_url AS "notifyUrl", paused, created_at AS "createdAt", updated_at AS "updatedAt"
 FROM tag_policies
 WHERE project_id = $1::uuid
 ORDER BY created_at DESC, id DESC

@@ -9,7 +9,7 @@
 --   $5 max_concurrent, $6 request_timeout_seconds, $7 retry_strategy,
 --   $8 retry_initial_delay_seconds, $9 retry_max_delay_seconds,
 --   $10 retry_max_attempts, $11 retry_jitter, $12 retry_on, $13 signing,
---   $14 honor_retry_after, $15 notify_url.
+--   $14 honor_retry_after, $15 notify_url, $16 paused.
 -- Returns the updated policy, or no row when it no longer exists.
 UPDATE tag_policies AS p SET
   tag = $3,
@@ -25,6 +25,7 @@ UPDATE tag_policies AS p SET
   signing = $13::boolean,
   honor_retry_after = $14::boolean,
   notify_url = $15::text,
+  paused = $16::boolean,
   updated_at = GREATEST(clock_timestamp(), p.updated_at + interval '1 millisecond')
 WHERE p.project_id = $1::uuid AND p.id = $2::uuid
 RETURNING id::text AS id, project_id::text AS "projectId", tag, throughput,
@@ -32,4 +33,4 @@ RETURNING id::text AS id, project_id::text AS "projectId", tag, throughput,
           retry_strategy::text AS "retryStrategy", retry_initial_delay_seconds AS "retryInitialDelaySeconds",
           retry_max_delay_seconds AS "retryMaxDelaySeconds", retry_max_attempts AS "retryMaxAttempts",
           retry_jitter AS "retryJitter", retry_on::text AS "retryOn", signing, honor_retry_after AS "honorRetryAfter",
-       notify_url AS "notifyUrl", created_at AS "createdAt", updated_at AS "updatedAt"
+       notify_url AS "notifyUrl", paused, created_at AS "createdAt", updated_at AS "updatedAt"

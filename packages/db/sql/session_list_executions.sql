@@ -1,7 +1,8 @@
 -- One page of a project's executions, newest first by (created_at, id),
 -- after a keyset cursor (docs/api/dashboard-api.md). With $3 true only
 -- dead letters are listed (docs/concepts.md, dead letters), which the partial index
--- executions_dead_letter_idx serves.
+-- executions_dead_letter_idx serves; a discarded dead letter
+-- (docs/api/dead-letters.md) is no longer on that list.
 -- Params: $1 project_id, $2 trigger_id or null, $3 dead letters only (bool),
 -- $4 cursor created_at (null on the first page), $5 cursor id, $6 number of rows.
 -- Returns executions in the dashboard's Execution shape plus createdAt.
@@ -10,11 +11,11 @@ SELECT e.id::text AS id, e.trigger_id::text AS "triggerId", e.attempt_number AS 
        e.started_at AS "startedAt", e.completed_at AS "completedAt", e.response_status AS "responseStatus",
        e.response_headers AS "responseHeaders", e.response_body AS "responseBody",
        e.response_size AS "responseSize", e.error_message AS "errorMessage", e.is_dead_letter AS "isDeadLetter",
-       e.created_at AS "createdAt"
+       e.discarded_at AS "discardedAt", e.created_at AS "createdAt"
 FROM executions e
 WHERE e.project_id = $1::uuid
   AND ($2::uuid IS NULL OR e.trigger_id = $2::uuid)
-  AND (NOT $3::boolean OR e.is_dead_letter)
+  AND (NOT $3::boolean OR (e.is_dead_letter AND e.discarded_at IS NULL))
   AND ($4::timestamptz IS NULL OR (e.created_at, e.id) < ($4::timestamptz, $5::uuid))
 ORDER BY e.created_at DESC, e.id DESC
 LIMIT $6::int

@@ -9,7 +9,7 @@ SELECT e.id::text AS id, e.trigger_id::text AS "triggerId", e.attempt_number AS 
        e.response_headers AS "responseHeaders", e.response_body AS "responseBody",
        e.response_size AS "responseSize", e.error_message AS "errorMessage", e.is_dead_letter AS "isDeadLetter",
        e.notify_status AS "notifyStatus", e.notify_attempts AS "notifyAttempts", e.notify_error AS "notifyError",
-       e.created_at AS "createdAt"
+       e.discarded_at AS "discardedAt", e.created_at AS "createdAt"
 FROM executions e
 WHERE e.trigger_id = $2::uuid AND e.project_id = $1::uuid
 ORDER BY e.attempt_number

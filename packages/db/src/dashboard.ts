@@ -67,6 +67,8 @@ export interface ExecutionRow {
   notifyStatus?: string | null;
   notifyAttempts?: number | null;
   notifyError?: string | null;
+  /** when a dead letter was discarded in bulk (docs/api/dead-letters.md) */
+  discardedAt?: Date | null;
   /** the keyset of the execution list */
   createdAt: Date;
 }

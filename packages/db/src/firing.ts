@@ -201,6 +201,8 @@ export interface LimitingPolicy {
   tag: string;
   throughput: Record<string, number> | null;
   maxConcurrent: number | null;
+  /** a paused tag holds every attempt back, whatever its limits say */
+  paused: boolean;
 }
 
 export const limitingPolicies = (db: SqlRunner) => query<LimitingPolicy>(db, "limiting_policies");

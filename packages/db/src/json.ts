@@ -32,7 +32,8 @@ export function triggerJson(t: DashboardTriggerRow) {
 
 /**
  * `notification` is there only for a dead letter whose tag policy has a
- * notifyUrl, once it was tried: other executions keep their shape.
+ * notifyUrl, once it was tried, and `discardedAt` only on a discarded dead
+ * letter (docs/api/dead-letters.md): other executions keep their shape.
  */
 export function executionJson(e: ExecutionRow) {
   return {
@@ -51,5 +52,6 @@ export function executionJson(e: ExecutionRow) {
     errorMessage: e.errorMessage,
     isDeadLetter: e.isDeadLetter,
     ...(e.notifyStatus == null ? {} : { notification: { status: e.notifyStatus, attempts: e.notifyAttempts ?? 0, error: e.notifyError ?? null } }),
+    ...(e.discardedAt == null ? {} : { discardedAt: e.discardedAt.toISOString() }),
   };
 }

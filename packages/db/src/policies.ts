@@ -27,6 +27,7 @@ function settingsParams(p: PolicySettings): unknown[] {
     extras.signing,
     extras.honorRetryAfter,
     extras.notifyUrl,
+    extras.paused,
   ];
 }
 

@@ -127,6 +127,11 @@ async function explain(name: string, values: unknown[], generic = false): Promis
 }
 
 const now = () => new Date();
+/** [10:00, 11:00) UTC yesterday: about a thousand history rows of which a few dozen dead letters. */
+const yesterdayHour = (): [Date, Date] => {
+  const from = new Date(`${new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)}T10:00:00Z`);
+  return [from, new Date(from.getTime() + 3_600_000)];
+};
 const today = () => new Date().toISOString().slice(0, 10);
 const noId = "00000000-0000-4000-8000-000000000000";
 
@@ -219,6 +224,12 @@ const dashboard: Case[] = [
   ["retry now", "session_retry_now", () => [project, historyTrigger]],
   ["stats, last hour", "session_stats", () => [project, new Date(Math.floor(Date.now() / 60_000) * 60_000 - 59 * 60_000), 60]],
   ["project and usage", "session_project", () => [project, new Date().toISOString().slice(0, 7)]],
+  // Dead letters in bulk (docs/api/dead-letters.md): an hour of yesterday's
+  // history, by tag and without; each call is bounded by 10,000 rows.
+  ["dead letters to replay, counted", "dead_letters_count", () => [project, "billing", ...yesterdayHour(), 10_000, true]],
+  ["dead letters to discard, counted", "dead_letters_count", () => [project, null, ...yesterdayHour(), 10_000, false]],
+  ["dead letters replayed in bulk", "dead_letters_replay", () => [project, "billing", ...yesterdayHour(), 10_000]],
+  ["dead letters discarded in bulk", "dead_letters_discard", () => [project, "reports", ...yesterdayHour(), 10_000]],
 ];
 
 function expectIndexServed(name: string, plan: Plan): void {

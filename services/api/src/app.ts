@@ -10,6 +10,7 @@ import { headOnlyWhereServed, literalBadEscapes, optionsOnlyWhereServed, ROUTING
 import { bulkRoute } from "./routes/bulk.js";
 import { cancelRoute } from "./routes/cancel.js";
 import { dashboardRoutes } from "./routes/dashboard.js";
+import { deadLetterRoutes } from "./routes/dead-letters.js";
 import { dashboardUiRoutes } from "./routes/dashboard-ui.js";
 import { declareRoute } from "./routes/declare.js";
 import { openApiRoutes } from "./routes/openapi.js";
@@ -77,6 +78,8 @@ export function createApp(deps: Deps): express.Express {
   // Dashboard session API (docs/api/dashboard-api.md)
   app.use(sessionRoutes(deps));
   app.use(dashboardRoutes(deps));
+  // Dead letters in bulk (docs/api/dead-letters.md)
+  app.use(deadLetterRoutes(deps));
 
   app.use(tagPoliciesRoutes(deps));
   app.use("/dashboard", dashboardUiRoutes());

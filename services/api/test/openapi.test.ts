@@ -51,7 +51,8 @@ describe("the document", () => {
       [
         "/schedule", "/cancel", "/declare", "/bulk", "/tag-policies", "/tag-policies/{id}", "/auth/login", "/auth/logout", "/triggers",
         "/triggers/{id}", "/triggers/{id}/replay", "/triggers/{id}/retry", "/executions", "/project", "/stats", "/healthz", "/readyz",
-        "/metrics", "/openapi.json", "/reference", "/reference/{asset}", "/dashboard", "/dashboard/{page}",
+        "/metrics", "/openapi.json", "/reference", "/reference/{asset}", "/dashboard", "/dashboard/{page}", "/dead-letters/replay",
+        "/dead-letters/discard",
       ].sort(),
     );
     expect(OPERATION_METHODS.filter((m) => doc.paths["/schedule"][m])).toEqual(OPERATION_METHODS);
@@ -117,6 +118,8 @@ describe("every documented operation, live", () => {
     for (const path of ["/triggers", `/triggers/${id}`, "/executions", "/project", "/stats"]) expect((await s.call("GET", path)).status, path).toBe(200);
     expect((await s.call("POST", `/triggers/${id}/replay`)).status).toBe(202);
     expect((await s.call("POST", `/triggers/${await completed()}/retry`)).status).toBe(202);
+    expect((await s.call("POST", "/dead-letters/replay", {}, { dryRun: true })).status).toBe(200);
+    expect((await api.call("POST", "/dead-letters/discard", json, JSON.stringify({ tag: "t" }))).status).toBe(200);
 
     for (const method of ["GET", "HEAD"]) {
       for (const path of ["/healthz", "/readyz", "/metrics", "/dashboard", "/dashboard/triggers/abc"]) {

@@ -8,8 +8,15 @@ import { type DispatchCandidate, inFlightForTag, limitingPolicies, type SqlRunne
 import { admit, type TagLimit } from "@ttr/platform";
 import type { Admission } from "./deps.js";
 
-export function limitOf(throughput: Record<string, number> | null, maxConcurrent: number | null): TagLimit {
+/**
+ * A policy's limits as the admission script reads them. A paused tag gets
+ * one more window with a rate of 0, which admits nothing, exactly as a
+ * stored rate of 0 does (docs/api/tag-policies.md, pausing a tag); the
+ * stored throughput map is left as it is, so resuming brings it back.
+ */
+export function limitOf(throughput: Record<string, number> | null, maxConcurrent: number | null, paused = false): TagLimit {
   const windows: Array<[number, number]> = [];
+  if (paused) windows.push([1000, 0]);
   for (const [key, rate] of Object.entries(throughput ?? {})) {
     // Window keys are validated when a policy is stored; skip anything else.
     if (isWindowKey(key)) windows.push([parseWindow(key) * 1000, Number(rate)]);
@@ -32,7 +39,7 @@ export class PolicyAdmission implements Admission {
   private async current(): Promise<Map<string, TagLimit>> {
     if (Date.now() - this.loadedAt >= this.refreshMs) {
       const next = new Map<string, TagLimit>();
-      for (const p of await limitingPolicies(this.db)) next.set(`${p.projectId}:${p.tag}`, limitOf(p.throughput, p.maxConcurrent));
+      for (const p of await limitingPolicies(this.db)) next.set(`${p.projectId}:${p.tag}`, limitOf(p.throughput, p.maxConcurrent, p.paused));
       this.limits = next;
       this.loadedAt = Date.now();
     }

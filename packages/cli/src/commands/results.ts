@@ -2,7 +2,20 @@
 // answering exactly as the api's dashboard endpoints and DELETE /cancel do
 // (the same functions of @ttr/db): lists are newest first, paged with the
 // `nextCursor` they print.
-import { cancelOne, decodeCursor, executionPage, type ExecutionJson, sendAgain, triggerListFilter, triggerPage, triggerWithExecutions, type TriggerJson } from "@ttr/db";
+import {
+  cancelOne,
+  type DeadLetterAction,
+  deadLetterSelection,
+  deadLettersInBulk,
+  decodeCursor,
+  executionPage,
+  type ExecutionJson,
+  sendAgain,
+  triggerListFilter,
+  triggerPage,
+  triggerWithExecutions,
+  type TriggerJson,
+} from "@ttr/db";
 import { limit, need, UsageError, uuid } from "../args.js";
 import { type Command, type Flags, str } from "../command.js";
 
@@ -28,6 +41,26 @@ function executionLine(e: ExecutionJson): string {
 }
 
 const more = (nextCursor: string | null) => (nextCursor === null ? "" : `\nmore: --cursor ${nextCursor}`);
+
+const BULK_SYNOPSIS = "[--tag <t>] [--from <iso>] [--to <iso>] [--yes]";
+const bulkOptions = { tag: s, from: s, to: s, yes: { type: "boolean" } } as const;
+
+/**
+ * Dead letters in bulk (docs/api/dead-letters.md), as POST /dead-letters/replay
+ * and /discard answer: without --yes only the count (a dry run), with --yes
+ * the action. At most 10,000 per run.
+ */
+async function inBulk(action: DeadLetterAction, flags: Flags, ctx: Parameters<Command["run"]>[1]) {
+  const projectId = uuid(str(flags, "project"), "project");
+  const selection = deadLetterSelection({ tag: str(flags, "tag"), from: str(flags, "from"), to: str(flags, "to") });
+  const dryRun = flags.yes !== true;
+  const out = await deadLettersInBulk(ctx.db(), projectId, action, selection, dryRun);
+  const done = action === "replay" ? "replayed" : "discarded";
+  const text = dryRun
+    ? `${out.count} dead letter(s) would be ${done}; run again with --yes to ${action} them`
+    : `${out.count} dead letter(s) ${done}`;
+  return { json: { ...out }, text };
+}
 
 export const resultCommands: Command[] = [
   {
@@ -88,12 +121,23 @@ export const resultCommands: Command[] = [
   },
   {
     name: "dead-letters replay",
-    synopsis: "--project <id> --trigger <triggerId>",
-    summary: "send a finished trigger's request again now (the dashboard's Replay now)",
-    options: { project: s, trigger: s },
+    synopsis: `--project <id> (--trigger <triggerId> | ${BULK_SYNOPSIS})`,
+    summary:
+      "send a finished trigger's request again now (the dashboard's Replay now); or, without --trigger, every dead letter selected by tag and completion time that is still its trigger's latest attempt: prints the count, and replays them with --yes",
+    options: { project: s, trigger: s, ...bulkOptions },
     async run(flags, ctx) {
-      const execution = await sendAgain(ctx.db(), uuid(str(flags, "project"), "project"), need(str(flags, "trigger"), "trigger"), "replay");
+      const trigger = str(flags, "trigger");
+      if (trigger === undefined) return inBulk("replay", flags, ctx);
+      if (["tag", "from", "to", "yes"].some((name) => flags[name] !== undefined)) throw new UsageError("give either --trigger or the bulk flags --tag, --from, --to, --yes");
+      const execution = await sendAgain(ctx.db(), uuid(str(flags, "project"), "project"), need(trigger, "trigger"), "replay");
       return { json: { execution }, text: `replaying: ${executionLine(execution)}` };
     },
+  },
+  {
+    name: "dead-letters discard",
+    synopsis: `--project <id> ${BULK_SYNOPSIS}`,
+    summary: "take the dead letters selected by tag and completion time off the dead-letter list (they stay dead letters in history): prints the count, and discards them with --yes",
+    options: { project: s, ...bulkOptions },
+    run: (flags, ctx) => inBulk("discard", flags, ctx),
   },
 ];

@@ -352,6 +352,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dead-letters/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay dead letters in bulk
+         * @description Replay now for every selected dead letter that is still the latest attempt of a completed trigger: each trigger is queued with a new `replay` attempt, sent within its tags' policies. With `dryRun` only counts them.
+         */
+        post: operations["replayDeadLetters"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dead-letters/discard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Discard dead letters in bulk
+         * @description Takes the selected dead letters off the dead-letter list: each keeps `isDeadLetter` and gets `discardedAt`; triggers are not changed and discarded dead letters are not replayed in bulk. With `dryRun` only counts them.
+         */
+        post: operations["discardDeadLetters"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -745,7 +785,7 @@ export interface components {
         Throughput: {
             [key: string]: number;
         };
-        /** @description Creates the tag's policy, or replaces it whole (omitted fields return to their defaults). Needs a non-empty throughput, maxConcurrent, requestTimeoutSeconds or a retry strategy. Unknown fields are ignored. */
+        /** @description Creates the tag's policy, or replaces it whole (omitted fields return to their defaults). Needs a non-empty throughput, maxConcurrent, requestTimeoutSeconds or a retry strategy (or one of `signing: true`, a `notifyUrl`, `paused: true`). Unknown fields are ignored. */
         TagPolicyCreate: {
             /** @description 1 to 50 characters from a-z, 0-9, `_`, `-`; case-sensitive. */
             tag: string;
@@ -782,8 +822,13 @@ export interface components {
              * @default null
              */
             notifyUrl?: string | null;
+            /**
+             * @description The tag's triggers wait (as with a throughput rate of 0) while every other setting stays as stored; false resumes them, oldest first, at the pace the limits allow. Shown only when true.
+             * @default false
+             */
+            paused?: boolean;
         };
-        /** @description Changes only the fields sent; `{}` only updates `updatedAt`. null clears a nullable setting; `tag`, `retryStrategy`, `retryJitter` and `retryOn` cannot be null. A new `tag` renames the policy. */
+        /** @description Changes only the fields sent; `{}` only updates `updatedAt`. null clears a nullable setting; `tag`, `retryStrategy`, `retryJitter`, `retryOn`, `signing`, `honorRetryAfter` and `paused` cannot be null. A new `tag` renames the policy. */
         TagPolicyUpdate: {
             tag?: string;
             throughput?: components["schemas"]["Throughput"] | null;
@@ -819,6 +864,11 @@ export interface components {
              * @default null
              */
             notifyUrl?: string | null;
+            /**
+             * @description The tag's triggers wait (as with a throughput rate of 0) while every other setting stays as stored; false resumes them, oldest first, at the pace the limits allow. Shown only when true.
+             * @default false
+             */
+            paused?: boolean;
         };
         TagPolicy: {
             /** Format: uuid */
@@ -841,6 +891,8 @@ export interface components {
             honorRetryAfter?: boolean;
             /** Format: uri */
             notifyUrl?: string | null;
+            /** @description Present (and true) only while the tag is paused. */
+            paused?: boolean;
             /**
              * Format: date-time
              * @description ISO 8601 in UTC with milliseconds, e.g. `2026-11-22T10:00:00.000Z`.
@@ -930,6 +982,11 @@ export interface components {
             /** @description null when a response arrived. Otherwise `Transport error (<METHOD> <url>)`, `InvalidUrl error (<METHOD> <url>)`, `Decode error (<status> <METHOD> <url>)`, `{"errorMessage":"Request timed out after <N>s"}` or `Executor died (status=started past reap_after)`. */
             errorMessage: string | null;
             isDeadLetter: boolean;
+            /**
+             * Format: date-time
+             * @description Only on a dead letter discarded in bulk (POST /dead-letters/discard): when. It stays a dead letter but leaves the dead-letter list.
+             */
+            discardedAt?: string;
             /** @description Only on a dead letter whose tag policy has a `notifyUrl`, once the notification was tried (docs/delivery-extras.md): `sent`, `retrying` (tries left) or `failed`. */
             notification?: {
                 /** @enum {string} */
@@ -1008,6 +1065,25 @@ export interface components {
             status: "ready" | "unavailable";
             /** @description The stores that did not answer in time. */
             down?: ("postgres" | "redis")[];
+        };
+        /** @description Which dead letters: those whose trigger carries `tag`, completed at or after `from` and before `to` (ISO 8601, to the second). Each may be left out; `{}` selects every dead letter not discarded. Unknown fields are ignored. */
+        DeadLetterSelection: {
+            /** @description Only dead letters of triggers carrying this tag. */
+            tag?: string;
+            /** @description Completed at or after this time (ISO 8601 date-time or date). */
+            from?: string;
+            /** @description Completed before this time (ISO 8601 date-time or date); after `from`. */
+            to?: string;
+            /**
+             * @description Only count what would be acted on; change nothing.
+             * @default false
+             */
+            dryRun?: boolean;
+        };
+        DeadLetterBulkResult: {
+            /** @description How many were (on a dry run: would be) acted on, oldest completion first; at most 10,000 per call, so 10,000 means call again for the rest. */
+            count: number;
+            dryRun: boolean;
         };
     };
     responses: {
@@ -2635,6 +2711,108 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
+            429: components["responses"]["TooManyFailedAuthentications"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    replayDeadLetters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeadLetterSelection"];
+            };
+        };
+        responses: {
+            /** @description How many triggers were queued again. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeadLetterBulkResult"];
+                };
+            };
+            /** @description Not valid JSON or not of the body's shape (a field of the wrong type): no body, no Content-Type. Then, with a message: `Invalid tag: empty (leave it out for every tag)`, `Invalid from: <value> (an ISO 8601 date-time)`, `Invalid to: <value> (an ISO 8601 date-time)`, `from must be before to`. */
+            400: {
+                headers: {
+                    /** @description On the answer with no body only. */
+                    "ttr-error"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description No live session and no valid API key: `Unauthorized`, or `Invalid api key` for an unknown key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyFailedAuthentications"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    discardDeadLetters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeadLetterSelection"];
+            };
+        };
+        responses: {
+            /** @description How many dead letters were discarded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeadLetterBulkResult"];
+                };
+            };
+            /** @description Not valid JSON or not of the body's shape (a field of the wrong type): no body, no Content-Type. Then, with a message: `Invalid tag: empty (leave it out for every tag)`, `Invalid from: <value> (an ISO 8601 date-time)`, `Invalid to: <value> (an ISO 8601 date-time)`, `from must be before to`. */
+            400: {
+                headers: {
+                    /** @description On the answer with no body only. */
+                    "ttr-error"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description No live session and no valid API key: `Unauthorized`, or `Invalid api key` for an unknown key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

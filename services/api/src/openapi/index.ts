@@ -2,6 +2,7 @@
 // rendered at GET /reference (docs/openapi.md). The tests validate it as
 // OpenAPI 3.1 and check every answer they receive from the api against it.
 import { HEADERS, type Json, RESPONSES, response, SECURITY_SCHEMES } from "./common.js";
+import { DEAD_LETTER_PATHS, DEAD_LETTER_SCHEMAS } from "./paths-dead-letters.js";
 import { POLICY_PATHS } from "./paths-policies.js";
 import { PUBLIC_PATHS } from "./paths-public.js";
 import { SERVICE_PATHS } from "./paths-service.js";
@@ -58,9 +59,9 @@ export function openApiDocument(): Json {
       { name: "Dashboard data", description: "Triggers, attempts, usage and outcomes, as the dashboard reads them; with a session or an API key." },
       { name: "Service", description: "Probes, metrics, this document and the dashboard's pages." },
     ],
-    paths: withFailureBudget({ ...PUBLIC_PATHS, ...POLICY_PATHS, ...SESSION_PATHS, ...SERVICE_PATHS }),
+    paths: withFailureBudget({ ...PUBLIC_PATHS, ...POLICY_PATHS, ...SESSION_PATHS, ...DEAD_LETTER_PATHS, ...SERVICE_PATHS }),
     components: {
-      schemas: { ...PUBLIC_SCHEMAS, ...SESSION_SCHEMAS },
+      schemas: { ...PUBLIC_SCHEMAS, ...SESSION_SCHEMAS, ...DEAD_LETTER_SCHEMAS },
       responses: RESPONSES,
       headers: HEADERS,
       securitySchemes: SECURITY_SCHEMES,

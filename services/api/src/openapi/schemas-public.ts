@@ -191,6 +191,11 @@ const policyFields: Json = {
   signing: { type: "boolean", default: false, description: "Each attempt carries Standard Webhooks signature headers, keyed by the project's signing secret." },
   honorRetryAfter: { type: "boolean", default: false, description: "A 429 or 503 with Retry-After delays the next retry by at least that, capped by `retryMaxDelaySeconds`." },
   notifyUrl: { type: ["string", "null"], format: "uri", default: null, description: "Receives one POST `{event:\"dead_letter\", execution, trigger}` per dead letter." },
+  paused: {
+    type: "boolean",
+    default: false,
+    description: "The tag's triggers wait (as with a throughput rate of 0) while every other setting stays as stored; false resumes them, oldest first, at the pace the limits allow. Shown only when true.",
+  },
 };
 
 const POLICIES: Json = {
@@ -202,13 +207,13 @@ const POLICIES: Json = {
   },
   TagPolicyCreate: {
     type: "object",
-    description: "Creates the tag's policy, or replaces it whole (omitted fields return to their defaults). Needs a non-empty throughput, maxConcurrent, requestTimeoutSeconds or a retry strategy. Unknown fields are ignored.",
+    description: "Creates the tag's policy, or replaces it whole (omitted fields return to their defaults). Needs a non-empty throughput, maxConcurrent, requestTimeoutSeconds or a retry strategy (or one of `signing: true`, a `notifyUrl`, `paused: true`). Unknown fields are ignored.",
     required: ["tag"],
     properties: policyFields,
   },
   TagPolicyUpdate: {
     type: "object",
-    description: "Changes only the fields sent; `{}` only updates `updatedAt`. null clears a nullable setting; `tag`, `retryStrategy`, `retryJitter` and `retryOn` cannot be null. A new `tag` renames the policy.",
+    description: "Changes only the fields sent; `{}` only updates `updatedAt`. null clears a nullable setting; `tag`, `retryStrategy`, `retryJitter`, `retryOn`, `signing`, `honorRetryAfter` and `paused` cannot be null. A new `tag` renames the policy.",
     properties: { ...policyFields, tag: { type: "string" } },
   },
   TagPolicy: {
@@ -234,6 +239,7 @@ const POLICIES: Json = {
       signing: { type: "boolean" },
       honorRetryAfter: { type: "boolean" },
       notifyUrl: { type: ["string", "null"], format: "uri" },
+      paused: { type: "boolean", description: "Present (and true) only while the tag is paused." },
       createdAt: time,
       updatedAt: time,
     },

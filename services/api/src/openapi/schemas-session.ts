@@ -65,6 +65,7 @@ const TRIGGERS: Json = {
         description: "null when a response arrived. Otherwise `Transport error (<METHOD> <url>)`, `InvalidUrl error (<METHOD> <url>)`, `Decode error (<status> <METHOD> <url>)`, `{\"errorMessage\":\"Request timed out after <N>s\"}` or `Executor died (status=started past reap_after)`.",
       },
       isDeadLetter: { type: "boolean" },
+      discardedAt: { ...time, description: "Only on a dead letter discarded in bulk (POST /dead-letters/discard): when. It stays a dead letter but leaves the dead-letter list." },
       notification: {
         type: "object",
         description:
