@@ -6,6 +6,7 @@ import type { Request } from "express";
 import type { ErrorObject } from "ajv";
 import type Joi from "joi";
 import { ApiError, emptyBadRequest, invalidApiKey, unauthorized } from "@ttr/core";
+import { scanBody, type Shape } from "../declare/scan.js";
 import type { Deps } from "../deps.js";
 import { projectForKey } from "../auth/api-key.js";
 import { sessionProject } from "../auth/session.js";
@@ -35,6 +36,24 @@ export async function readJson(req: Request, limit: number, limitText: string): 
   } catch (err) {
     throw emptyBadRequest(`Body is not valid JSON: ${(err as Error).message}`);
   }
+}
+
+/**
+ * Reads a /declare or /bulk body and checks its JSON and shape without
+ * building it (declare/scan.ts): anything else is a 400 with an empty body
+ * and the reason in ttr-error. Build it with `built` once the key is known.
+ */
+export async function readScanned(req: Request, limit: number, limitText: string, shape: Shape): Promise<Buffer> {
+  const bytes = await readBody(req, limit, limitText);
+  if (bytes.length === 0) throw emptyBadRequest("Body is empty: a JSON object is required");
+  const verdict = scanBody(bytes, shape);
+  if (verdict.ok) return bytes;
+  throw emptyBadRequest("syntax" in verdict ? `Body is not valid JSON: ${verdict.syntax}` : verdict.shape);
+}
+
+/** A scanned body, parsed; the compiled check runs again as a second line (it agrees with the scan). */
+export function built<T>(check: CompiledCheck<T>, bytes: Buffer): T {
+  return fits(check, JSON.parse(bytes.toString("utf8")));
 }
 
 /** Validates the body's shape with joi; a mismatch is a 400 with an empty body. */

@@ -7,16 +7,20 @@ import { summarize } from "@ttr/core";
 import type { Deps } from "../deps.js";
 import { applyBulk, TRANSACTION_OPTIONS } from "../declare/apply.js";
 import { BULK_WORDS, checkItems } from "../declare/items.js";
+import { BULK_SHAPE } from "../declare/scan.js";
 import { isBulkBody } from "../declare/schema.js";
 import { MiB } from "../http/body.js";
-import { authenticate, checkJsonContentType, fits, readJson } from "../http/json-endpoint.js";
+import { authenticate, built, checkJsonContentType, readScanned } from "../http/json-endpoint.js";
 
 export function bulkRoute(deps: Deps) {
   return async (req: Request, res: Response): Promise<void> => {
     const now = new Date();
     checkJsonContentType(req);
-    const body = fits(isBulkBody, await readJson(req, 10 * MiB, "10 MiB"));
+    // Syntax and shape are checked on the bytes: the body is built only once
+    // the key is known, so a large body with no key costs little (declare/scan.ts).
+    const bytes = await readScanned(req, 10 * MiB, "10 MiB", BULK_SHAPE);
     const { projectId } = await authenticate(deps, req, { session: false });
+    const body = built(isBulkBody, bytes);
     const upserts = checkItems(body.upserts ?? [], { now, tag: null, words: BULK_WORDS });
 
     const result = await deps.db.$transaction(

@@ -8,16 +8,20 @@ import { summarize } from "@ttr/core";
 import type { Deps } from "../deps.js";
 import { applyDeclare, TRANSACTION_OPTIONS } from "../declare/apply.js";
 import { checkItems, DECLARE_WORDS } from "../declare/items.js";
+import { DECLARE_SHAPE } from "../declare/scan.js";
 import { isDeclareBody } from "../declare/schema.js";
 import { MiB } from "../http/body.js";
-import { authenticate, checkJsonContentType, fits, readJson } from "../http/json-endpoint.js";
+import { authenticate, built, checkJsonContentType, readScanned } from "../http/json-endpoint.js";
 
 export function declareRoute(deps: Deps) {
   return async (req: Request, res: Response): Promise<void> => {
     const now = new Date();
     checkJsonContentType(req);
-    const body = fits(isDeclareBody, await readJson(req, 10 * MiB, "10 MiB"));
+    // Syntax and shape are checked on the bytes: the body is built only once
+    // the key is known, so a large body with no key costs little (declare/scan.ts).
+    const bytes = await readScanned(req, 10 * MiB, "10 MiB", DECLARE_SHAPE);
     const { projectId } = await authenticate(deps, req, { session: true });
+    const body = built(isDeclareBody, bytes);
     const items = checkItems(body.items, { now, tag: body.tag, words: DECLARE_WORDS });
 
     const operations = await deps.db.$transaction(
