@@ -1,7 +1,8 @@
 // The dashboard's actions for the people receiving requests, in a real
 // browser against the whole system: pausing and resuming a tag from its
 // policy, and replaying or discarding dead letters in bulk by tag and time
-// range, each counted first (docs/dashboard.md). Every check ends in what the
+// range, each counted first; a recurring trigger's next runs with their UTC
+// offsets (docs/dashboard.md). Every check ends in what the
 // API and the database hold, or in what the target received.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -202,6 +203,34 @@ describe("dashboard actions", () => {
     );
     expect(discarded!.n).toBe(1);
     await browser.screenshot("23-bulk-discarded");
+  }, T);
+
+  it("a recurring trigger's next ten runs show its zone's UTC offset, and where daylight saving changes it", async () => {
+    const res = await sys.call("POST", "/schedule", {
+      "ttr-api-key": sys.apiKey,
+      "ttr-url": `${target.base}/monthly`,
+      "ttr-scheduled-at": "cron(0 12 1 * *, America/New_York)",
+    });
+    expect(res.status, res.text).toBe(200);
+    await page.goto(dashboard(`/triggers/${res.json().triggerId}`));
+    await page.getByRole("heading", { name: "Next 10 runs" }).waitFor();
+    const runs = page.getByTestId("next-runs").locator("tbody tr");
+    await runs.first().waitFor();
+    expect(await runs.count()).toBe(10);
+    const offsets = await runs.evaluateAll((rows) => rows.map((r) => r.getAttribute("data-offset")));
+    // ten months always span a change between standard and daylight time in New York
+    expect(new Set(offsets)).toEqual(new Set(["UTC-05:00", "UTC-04:00"]));
+    for (const [i, row] of (await runs.all()).entries()) {
+      await waitText(row.locator("td").nth(0), /12:00:00/);
+      await waitText(row.locator("td").nth(1), offsets[i]!);
+      await waitText(row.locator("td").nth(2), offsets[i] === "UTC-05:00" ? "17:00:00 UTC" : "16:00:00 UTC");
+    }
+    const changes = page.getByTestId("next-runs").locator(".offset-change");
+    const expected = offsets.filter((o, i) => i > 0 && o !== offsets[i - 1]).length;
+    expect(expected).toBeGreaterThan(0);
+    expect(await changes.count()).toBe(expected);
+    await waitText(changes.first(), /^changed from UTC-0[45]:00$/);
+    await browser.screenshot("24-next-runs-offsets");
   }, T);
 
   it("meets WCAG 2 A and AA as axe-core checks them, with a paused policy and a bulk confirmation open", async () => {
