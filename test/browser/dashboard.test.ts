@@ -256,7 +256,7 @@ describe("the dashboard in a browser", () => {
     expect(left.map((p) => p.tag)).toEqual(["flaky"]);
   }, T);
 
-  it("a recurring trigger shows its cron in words, the next five runs and its instances", async () => {
+  it("a recurring trigger shows its cron in words, the next ten runs and its instances", async () => {
     const id = await schedule("/cron", { "ttr-scheduled-at": "cron(30 9 * * 1-5, America/New_York)", "ttr-custom-key": "weekday-report", "ttr-title": "Hidden recurring title" });
     await page.goto(dashboard("/triggers?kind=generator"));
     await waitText(row(id), "Active");
@@ -273,8 +273,9 @@ describe("the dashboard in a browser", () => {
     await page.getByTestId("next-runs").waitFor();
     const runs = page.getByTestId("next-runs").locator("tbody tr");
     await runs.first().waitFor();
-    expect(await runs.count()).toBe(5);
+    expect(await runs.count()).toBe(10);
     await waitText(runs.first(), /09:30:00/);
+    await waitText(runs.first(), /UTC-0[45]:00/);
     const instances = page.getByRole("region", { name: "Instances" }).locator("[data-testid=trigger-row]");
     await instances.first().waitFor();
     expect(await instances.count()).toBe(1);

@@ -3,7 +3,7 @@
 // ApiError carrying the status and the API's `{_tag, message}` when there is
 // one. A 401 on any call but sign-in means the session is gone: listeners
 // registered with onSessionLost send the person back to sign-in.
-import type { Execution, PolicyFields, Project, StatsBucket, TagPolicy, Trigger } from "./types";
+import type { DeadLetterSelection, Execution, PolicyFields, Project, StatsBucket, TagPolicy, Trigger } from "./types";
 
 export class ApiError extends Error {
   constructor(
@@ -111,6 +111,10 @@ export const api = {
   deadLetters: (limit: number, cursor: string | null) =>
     call<{ executions: Execution[]; nextCursor: string | null }>("GET", `/executions${q({ deadLetterOnly: "true", limit, cursor })}`),
 
+  /** POST /dead-letters/replay or /discard; with dryRun only counts. */
+  deadLettersBulk: (action: "replay" | "discard", selection: DeadLetterSelection, dryRun: boolean) =>
+    call<{ count: number; dryRun: boolean }>("POST", `/dead-letters/${action}`, dryRun ? { ...selection, dryRun: true } : selection),
+
   project: () => call<{ project: Project }>("GET", "/project"),
   stats: (minutes: number) => call<{ buckets: StatsBucket[] }>("GET", `/stats${q({ minutes })}`),
 
@@ -118,6 +122,7 @@ export const api = {
   createPolicy: (fields: PolicyFields) => call<{ tagPolicy: TagPolicy }>("POST", "/tag-policies", fields),
   updatePolicy: (id: string, changed: Partial<PolicyFields>) =>
     call<{ tagPolicy: TagPolicy }>("PUT", `/tag-policies/${encodeURIComponent(id)}`, changed),
+  setPaused: (id: string, paused: boolean) => call<{ tagPolicy: TagPolicy }>("PUT", `/tag-policies/${encodeURIComponent(id)}`, { paused }),
   deletePolicy: (id: string) => call<{ ok: true }>("DELETE", `/tag-policies/${encodeURIComponent(id)}`),
 };
 

@@ -66,6 +66,19 @@ export function inZone(iso: string | Date | null, timeZone: string = viewerZone,
   return f.format(typeof iso === "string" ? new Date(iso) : iso);
 }
 
+const offsets = new Map<string, Intl.DateTimeFormat>();
+
+/** The zone's offset from UTC at that instant, e.g. "UTC-05:00", "UTC+05:30", "UTC+00:00". */
+export function utcOffset(d: Date, timeZone: string): string {
+  let f = offsets.get(timeZone);
+  if (f === undefined) {
+    f = new Intl.DateTimeFormat("en-US", { timeZone, timeZoneName: "longOffset" });
+    offsets.set(timeZone, f);
+  }
+  const name = f.formatToParts(d).find((p) => p.type === "timeZoneName")?.value ?? "GMT";
+  return name === "GMT" ? "UTC+00:00" : name.replace("GMT", "UTC");
+}
+
 const shortFormat = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" });
 const timeFormat = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit" });
 

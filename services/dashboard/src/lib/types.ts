@@ -75,6 +75,8 @@ export interface TagPolicy {
   retryMaxAttempts: number | null;
   retryJitter: boolean;
   retryOn: RetryOn;
+  /** present, and true, only while the tag is paused */
+  paused?: true;
   createdAt: string;
   updatedAt: string;
 }
@@ -93,3 +95,10 @@ export type PolicyFields = Pick<
   | "retryJitter"
   | "retryOn"
 >;
+
+/** Which dead letters a bulk replay or discard acts on (docs/api/dead-letters.md); all optional. */
+export interface DeadLetterSelection {
+  tag?: string;
+  from?: string;
+  to?: string;
+}

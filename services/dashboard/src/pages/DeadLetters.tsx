@@ -3,7 +3,9 @@
 // Replay now. The list refreshes while open. Each trigger's method, URL and
 // status are looked up once, and again on each refresh only while the
 // trigger is still moving (after a replay), so a page of 50 costs one call.
+// Above the list, replay or discard many at once (components/BulkDeadLetters.tsx).
 import { useCallback, useEffect, useRef, useState } from "react";
+import { BulkDeadLetters } from "../components/BulkDeadLetters";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { ErrorNote, Notice, StatusBadge, Time } from "../components/bits";
 import { api, errorText } from "../lib/api";
@@ -94,6 +96,13 @@ export function DeadLetters() {
     await lookUp([e.triggerId], true);
   };
 
+  /** After a bulk action: its message, the list again, and every trigger on screen looked up afresh. */
+  const bulkDone = async (message: string) => {
+    setNotice(message);
+    await refresh();
+    await lookUp([...known.current.keys()], true);
+  };
+
   return (
     <section aria-labelledby="page-h">
       <div className="page-head">
@@ -104,6 +113,7 @@ export function DeadLetters() {
       </div>
       <Notice text={notice} />
       <ErrorNote error={error} />
+      <BulkDeadLetters onDone={bulkDone} />
       {rows === null ? (
         <p className="muted">Loading…</p>
       ) : rows.length === 0 ? (

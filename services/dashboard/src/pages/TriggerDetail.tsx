@@ -1,14 +1,15 @@
 // One trigger (GET /triggers/<id>): the stored request, its schedule in UTC
 // and the viewer's zone, its executions, and Replay now / Retry now where
 // docs/concepts.md allows them (completed: both; retrying: Retry now). A recurring
-// trigger shows its cron in words, the next five runs and its instances.
+// trigger shows its cron in words, the next ten runs (with the zone's UTC
+// offset, so daylight-saving changes show) and its instances.
 import { type ReactNode, useCallback, useEffect, useState } from "react";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { Executions } from "../components/Executions";
 import { Body, ErrorNote, HeaderList, Notice, StatusBadge, Tags, Time } from "../components/bits";
 import { ApiError, api, errorText } from "../lib/api";
 import { describeCron, nextRuns } from "../lib/cron";
-import { fromNow, inZone, KIND_LABELS, shownTitle, utc, viewerZone } from "../lib/format";
+import { fromNow, inZone, KIND_LABELS, shownTitle, utc, utcOffset, viewerZone } from "../lib/format";
 import { usePolling } from "../lib/polling";
 import { Link } from "../lib/router";
 import { useTriggerList } from "../lib/trigger-list";
@@ -70,11 +71,13 @@ function Schedule({ t }: { t: Trigger }) {
   );
 }
 
+const RUNS = 10;
+
 function NextRuns({ cronExpr, tz }: { cronExpr: string; tz: string }) {
-  const runs = nextRuns(cronExpr, tz, 5);
+  const runs = nextRuns(cronExpr, tz, RUNS);
   return (
     <section className="card" aria-labelledby="runs-h">
-      <h2 id="runs-h">Next 5 runs</h2>
+      <h2 id="runs-h">Next {RUNS} runs</h2>
       {runs.length === 0 ? (
         <p className="muted">The next runs cannot be computed for this expression.</p>
       ) : (
@@ -83,18 +86,27 @@ function NextRuns({ cronExpr, tz }: { cronExpr: string; tz: string }) {
             <thead>
               <tr>
                 <th scope="col">In {tz}</th>
+                <th scope="col">UTC offset</th>
                 <th scope="col">UTC</th>
                 {viewerZone !== tz && <th scope="col">Your time ({viewerZone})</th>}
               </tr>
             </thead>
             <tbody>
-              {runs.map((d) => (
-                <tr key={d.getTime()}>
-                  <td>{inZone(d, tz, true)}</td>
-                  <td>{utc(d.toISOString())}</td>
-                  {viewerZone !== tz && <td>{inZone(d, viewerZone, true)}</td>}
-                </tr>
-              ))}
+              {runs.map((d, i) => {
+                const offset = utcOffset(d, tz);
+                const before = i > 0 ? utcOffset(runs[i - 1]!, tz) : offset;
+                return (
+                  <tr key={d.getTime()} data-offset={offset}>
+                    <td>{inZone(d, tz, true)}</td>
+                    <td>
+                      {offset}
+                      {offset !== before && <span className="badge offset-change">changed from {before}</span>}
+                    </td>
+                    <td>{utc(d.toISOString())}</td>
+                    {viewerZone !== tz && <td>{inZone(d, viewerZone, true)}</td>}
+                  </tr>
+                );
+              })}
             </tbody>
           </table>
         </div>

@@ -1,0 +1,262 @@
+// The dashboard's actions for the people receiving requests, in a real
+// browser against the whole system: pausing and resuming a tag from its
+// policy, and replaying or discarding dead letters in bulk by tag and time
+// range, each counted first; a recurring trigger's next runs with their UTC
+// offsets (docs/dashboard.md). Every check ends in what the
+// API and the database hold, or in what the target received.
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { randomBytes } from "node:crypto";
+import type { Locator, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createUser } from "@ttr/db";
+import { startSystem, type System } from "../support/system.js";
+import { startTarget, type Target } from "../support/target.js";
+import { type Browser, openBrowser } from "./browser.js";
+
+let sys: System;
+let target: Target;
+let browser: Browser;
+let page: Page;
+const email = `actions-${randomBytes(3).toString("hex")}@example.com`;
+const password = "a long enough password";
+/** Bodies of the page's POST and PUT calls, by path. */
+const sent: Array<{ method: string; path: string; body: unknown }> = [];
+
+beforeAll(async () => {
+  target = await startTarget();
+  target.on("/held", (_req, res) => res.writeHead(200).end("ok"));
+  target.on("/fail", (_req, res) => res.writeHead(500, { "content-type": "text/plain" }).end("down"));
+  sys = await startSystem();
+  await createUser(sys.db, sys.projectId, email, password);
+  browser = await openBrowser();
+  page = browser.page;
+  page.on("request", (r) => {
+    if (r.method() === "POST" || r.method() === "PUT") {
+      sent.push({ method: r.method(), path: new URL(r.url()).pathname, body: r.postData() ? JSON.parse(r.postData()!) : null });
+    }
+  });
+  await page.goto(`${sys.base}/dashboard/`);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { level: 1, name: "e2e" }).waitFor();
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await sys?.stop();
+  await target?.close();
+});
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+const T = 60_000;
+const dashboard = (p = "") => `${sys.base}/dashboard${p}`;
+const key = () => ({ "ttr-api-key": sys.apiKey, "Content-Type": "application/json" });
+
+async function schedule(path: string, tags: string, title: string): Promise<string> {
+  const res = await sys.call("POST", "/schedule", { "ttr-api-key": sys.apiKey, "ttr-url": `${target.base}${path}`, "ttr-scheduled-at": "now", "ttr-tags": tags, "ttr-title": title });
+  expect(res.status, res.text).toBe(200);
+  return res.json().triggerId as string;
+}
+
+async function waitText(locator: Locator, text: string | RegExp, timeout = 20_000): Promise<void> {
+  const pattern = typeof text === "string" ? new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")) : text;
+  await locator.filter({ hasText: pattern }).first().waitFor({ timeout });
+}
+
+async function policies(): Promise<Array<Record<string, unknown>>> {
+  const res = await sys.call("GET", "/tag-policies", { "ttr-api-key": sys.apiKey });
+  expect(res.status).toBe(200);
+  return res.json().tagPolicies;
+}
+
+async function executions(triggerId: string): Promise<Array<{ attemptNumber: number; triggeredBy: string }>> {
+  const res = await sys.call("GET", `/triggers/${triggerId}`, { "ttr-api-key": sys.apiKey });
+  expect(res.status).toBe(200);
+  return res.json().executions;
+}
+
+async function deadLetterTriggers(): Promise<string[]> {
+  const res = await sys.call("GET", "/executions?deadLetterOnly=true&limit=100", { "ttr-api-key": sys.apiKey });
+  expect(res.status).toBe(200);
+  return (res.json().executions as Array<{ triggerId: string }>).map((e) => e.triggerId);
+}
+
+/** An instant (whole minutes) as the viewer (Europe/Berlin, see browser.ts) types it into a datetime-local input. */
+function berlinLocal(d: Date): string {
+  return new Intl.DateTimeFormat("sv-SE", {
+    timeZone: "Europe/Berlin",
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+  })
+    .format(d)
+    .replace(" ", "T");
+}
+
+const deadRow = (id: string) => page.locator(`[data-testid=dead-letter-row][data-trigger="${id}"]`);
+
+describe("dashboard actions", () => {
+  it("pauses a tag from its policy, which holds its triggers, and resumes it, which sends them", async () => {
+    const created = await sys.call("POST", "/tag-policies", key(), JSON.stringify({ tag: "billing", maxConcurrent: 5 }));
+    expect(created.status, created.text).toBe(200);
+    const id = created.json().tagPolicy.id as string;
+
+    await page.goto(dashboard("/tag-policies"));
+    const card = page.locator('[data-testid=policy][data-tag="billing"]');
+    await card.waitFor();
+    expect(await card.locator(".badge").count()).toBe(0);
+
+    await card.getByRole("button", { name: "Pause billing" }).click();
+    await waitText(card.locator(".badge"), "Paused");
+    await waitText(page.getByRole("status"), "“billing” is paused");
+    await card.getByRole("button", { name: "Resume billing" }).waitFor();
+    expect(sent.at(-1)).toEqual({ method: "PUT", path: `/tag-policies/${id}`, body: { paused: true } });
+    expect((await policies()).find((p) => p.id === id)).toMatchObject({ paused: true, maxConcurrent: 5 });
+    const [row] = await sys.db.$queryRawUnsafe<Array<{ paused: boolean }>>("SELECT paused FROM tag_policies WHERE id = $1::uuid", id);
+    expect(row!.paused).toBe(true);
+    await browser.screenshot("20-policy-paused");
+
+    // While paused the tag's trigger waits as queued and the target hears nothing.
+    const held = await schedule("/held", "billing", "Held call");
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(target.hits("/held")).toHaveLength(0);
+    const waiting = await sys.call("GET", `/triggers/${held}`, { "ttr-api-key": sys.apiKey });
+    expect(waiting.json().trigger.status).toBe("queued");
+
+    await card.getByRole("button", { name: "Resume billing" }).click();
+    await waitText(page.getByRole("status"), "“billing” is resumed");
+    await card.getByRole("button", { name: "Pause billing" }).waitFor();
+    expect(await card.locator(".badge").count()).toBe(0);
+    expect(sent.at(-1)).toEqual({ method: "PUT", path: `/tag-policies/${id}`, body: { paused: false } });
+    const after = (await policies()).find((p) => p.id === id);
+    expect(after).toMatchObject({ maxConcurrent: 5 });
+    expect(after).not.toHaveProperty("paused");
+    await target.waitFor("/held", 1);
+  }, T);
+
+  let outage: string[] = [];
+  let other = "";
+
+  it("replays the dead letters of one tag in bulk after showing how many, and Cancel changes nothing", async () => {
+    outage = [await schedule("/fail", "outage", "Outage call 1"), await schedule("/fail", "outage", "Outage call 2")];
+    other = await schedule("/fail", "other", "Other call");
+    await page.goto(dashboard("/dead-letters"));
+    await page.getByRole("heading", { level: 1, name: "Dead letters" }).waitFor();
+    for (const id of [...outage, other]) await waitText(deadRow(id), "HTTP 500", 20_000);
+
+    await page.getByLabel("Tag", { exact: true }).fill("outage");
+    await page.getByRole("button", { name: "Replay…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Replay these dead letters?" });
+    await waitText(dialog, "2 dead letters will be replayed");
+    expect(sent.at(-1)).toEqual({ method: "POST", path: "/dead-letters/replay", body: { tag: "outage", dryRun: true } });
+    await browser.screenshot("21-bulk-replay-confirm");
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    expect(target.hits("/fail")).toHaveLength(3);
+    for (const id of outage) expect(await executions(id)).toHaveLength(1);
+
+    await page.getByRole("button", { name: "Replay…" }).click();
+    await waitText(dialog, "2 dead letters will be replayed");
+    await dialog.getByRole("button", { name: "Confirm" }).click();
+    await waitText(page.getByRole("status"), "2 dead letters replayed");
+    expect(sent.at(-1)).toEqual({ method: "POST", path: "/dead-letters/replay", body: { tag: "outage" } });
+    await target.waitFor("/fail", 5);
+    for (const id of outage) expect((await executions(id)).map((e) => [e.attemptNumber, e.triggeredBy])).toEqual(expect.arrayContaining([[2, "replay"]]));
+    expect(await executions(other)).toHaveLength(1);
+    await browser.screenshot("22-bulk-replayed");
+  }, T);
+
+  it("discards by tag and time range: the range is sent as instants, refusals show, and the discarded leave the list", async () => {
+    const hourAgo = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 3600_000);
+    await page.getByLabel("Tag", { exact: true }).fill("other");
+    await page.getByLabel("Failed from").fill(berlinLocal(hourAgo));
+    await page.getByLabel("Failed before").fill("2020-01-01T00:00");
+    await page.getByRole("button", { name: "Discard…" }).click();
+    await waitText(page.getByRole("alert"), "from must be before to");
+    expect(sent.at(-1)?.body).toEqual({ tag: "other", from: hourAgo.toISOString(), to: new Date("2019-12-31T23:00:00Z").toISOString(), dryRun: true });
+
+    // a range with none in it
+    await page.getByLabel("Failed from").fill("2019-01-01T00:00");
+    await page.getByRole("button", { name: "Discard…" }).click();
+    await waitText(page.getByRole("status"), "No dead letters match, so nothing would be discarded.");
+    expect(await page.getByRole("dialog").count()).toBe(0);
+
+    await page.getByLabel("Failed from").fill(berlinLocal(hourAgo));
+    await page.getByLabel("Failed before").fill("");
+    await page.getByRole("button", { name: "Discard…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Discard these dead letters?" });
+    await waitText(dialog, "1 dead letter will be discarded");
+    await dialog.getByRole("button", { name: "Confirm" }).click();
+    await waitText(page.getByRole("status"), "1 dead letter discarded");
+    expect(sent.at(-1)).toEqual({ method: "POST", path: "/dead-letters/discard", body: { tag: "other", from: hourAgo.toISOString() } });
+    await deadRow(other).waitFor({ state: "detached" });
+    const left = await deadLetterTriggers();
+    expect(left).not.toContain(other);
+    for (const id of outage) expect(left).toContain(id);
+    const [discarded] = await sys.db.$queryRawUnsafe<Array<{ n: number }>>(
+      "SELECT count(*)::int AS n FROM executions WHERE trigger_id = $1::uuid AND discarded_at IS NOT NULL",
+      other,
+    );
+    expect(discarded!.n).toBe(1);
+    await browser.screenshot("23-bulk-discarded");
+  }, T);
+
+  it("a recurring trigger's next ten runs show its zone's UTC offset, and where daylight saving changes it", async () => {
+    const res = await sys.call("POST", "/schedule", {
+      "ttr-api-key": sys.apiKey,
+      "ttr-url": `${target.base}/monthly`,
+      "ttr-scheduled-at": "cron(0 12 1 * *, America/New_York)",
+    });
+    expect(res.status, res.text).toBe(200);
+    await page.goto(dashboard(`/triggers/${res.json().triggerId}`));
+    await page.getByRole("heading", { name: "Next 10 runs" }).waitFor();
+    const runs = page.getByTestId("next-runs").locator("tbody tr");
+    await runs.first().waitFor();
+    expect(await runs.count()).toBe(10);
+    const offsets = await runs.evaluateAll((rows) => rows.map((r) => r.getAttribute("data-offset")));
+    // ten months always span a change between standard and daylight time in New York
+    expect(new Set(offsets)).toEqual(new Set(["UTC-05:00", "UTC-04:00"]));
+    for (const [i, row] of (await runs.all()).entries()) {
+      await waitText(row.locator("td").nth(0), /12:00:00/);
+      await waitText(row.locator("td").nth(1), offsets[i]!);
+      await waitText(row.locator("td").nth(2), offsets[i] === "UTC-05:00" ? "17:00:00 UTC" : "16:00:00 UTC");
+    }
+    const changes = page.getByTestId("next-runs").locator(".offset-change");
+    const expected = offsets.filter((o, i) => i > 0 && o !== offsets[i - 1]).length;
+    expect(expected).toBeGreaterThan(0);
+    expect(await changes.count()).toBe(expected);
+    await waitText(changes.first(), /^changed from UTC-0[45]:00$/);
+    await browser.screenshot("24-next-runs-offsets");
+  }, T);
+
+  it("meets WCAG 2 A and AA as axe-core checks them, with a paused policy and a bulk confirmation open", async () => {
+    const [billing] = (await policies()).filter((p) => p.tag === "billing");
+    const paused = await sys.call("PUT", `/tag-policies/${billing!.id}`, key(), JSON.stringify({ paused: true }));
+    expect(paused.status).toBe(200);
+    const check = async (name: string) => {
+      await page.evaluate(AXE);
+      const violations = await page.evaluate(async () => {
+        type Rule = { id: string; nodes: Array<{ target: unknown[] }> };
+        const axe = (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: Rule[] }> } }).axe;
+        const result = await axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
+        return result.violations.map((v) => `${v.id} ×${v.nodes.length} at ${JSON.stringify(v.nodes[0]?.target)}`);
+      });
+      expect(violations, name).toEqual([]);
+    };
+    await page.goto(dashboard("/tag-policies"));
+    await waitText(page.locator('[data-testid=policy][data-tag="billing"] .badge'), "Paused");
+    await check("/tag-policies");
+    await page.goto(dashboard("/dead-letters"));
+    await deadRow(outage[0]!).first().waitFor();
+    await check("/dead-letters");
+    await page.getByRole("button", { name: "Replay…" }).click();
+    await page.getByRole("dialog").waitFor();
+    await check("/dead-letters with the dialog");
+    await page.keyboard.press("Escape");
+    expect(browser.problems).toEqual([]);
+  }, T);
+});
