@@ -64,29 +64,46 @@ const BACKSLASH = 0x5c;
 
 const article = (t: string): string => (t === "object" || t === "array" ? `an ${t}` : `a ${t}`);
 
-/** An object shape's field names, and the same as bytes for comparing keys without decoding them. */
+/**
+ * An object shape made ready for scanning: its field names (and the same as
+ * bytes, to compare keys without decoding them), each field's shape by the
+ * same index, and the required fields as a bit mask.
+ */
 interface Names {
   names: string[];
-  bytes: Buffer[];
+  bytes: Uint8Array[];
+  shapes: Shape[];
+  required: number;
 }
 const namesOf = new WeakMap<object, Names>();
+function prepared(names: string[], shapes: Shape[], required: string[]): Names {
+  let mask = 0;
+  for (const name of required) mask |= 1 << names.indexOf(name);
+  return { names, bytes: names.map((name) => new Uint8Array(Buffer.from(name, "utf8"))), shapes, required: mask };
+}
 function names(shape: Extract<Shape, { t: "object" }>): Names {
   let n = namesOf.get(shape);
   if (n === undefined) {
     const list = Object.keys(shape.fields);
-    n = { names: list, bytes: list.map((name) => Buffer.from(name, "utf8")) };
+    n = prepared(list, list.map((name) => shape.fields[name]!), shape.required);
     namesOf.set(shape, n);
   }
   return n;
 }
-const CANCEL_NAMES: Names = { names: CANCEL_FIELDS, bytes: CANCEL_FIELDS.map((name) => Buffer.from(name, "utf8")) };
+const CANCEL_NAMES: Names = prepared(CANCEL_FIELDS, CANCEL_FIELDS.map(() => text), []);
 
 class Scanner {
   private i = 0;
-  /** Where the scan is, for the message of a shape failure: field names and item indexes. */
-  private readonly path: Array<string | number> = [];
+  /** Where the scan is, for the message of a shape failure: field names and item indexes, `depth` of them. */
+  private readonly path: Array<string | number> = new Array(16).fill("");
+  private depth = 0;
 
-  constructor(private readonly b: Buffer) {}
+  /** The bytes as a plain Uint8Array: V8 reads its elements faster than a Buffer's. */
+  private readonly b: Uint8Array;
+
+  constructor(private readonly buffer: Buffer) {
+    this.b = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.length);
+  }
 
   run(shape: Shape): ScanResult {
     try {
@@ -119,7 +136,9 @@ class Scanner {
 
   private where(extra?: string): string {
     let out = "";
-    for (const part of extra === undefined ? this.path : [...this.path, extra]) {
+    const parts = this.path.slice(0, this.depth);
+    if (extra !== undefined) parts.push(extra);
+    for (const part of parts) {
       out += typeof part === "number" ? `[${part}]` : out === "" ? part : `.${part}`;
     }
     return out === "" ? "Body" : out;
@@ -181,9 +200,9 @@ class Scanner {
       return null;
     }
     for (let n = 0; ; n++) {
-      this.path.push(n);
+      this.path[this.depth++] = n;
       const r = this.value(items);
-      this.path.pop();
+      this.depth--;
       reason ??= r;
       this.ws();
       const c = b[this.i];
@@ -215,10 +234,12 @@ class Scanner {
     this.keyEnd = end;
     if (escaped) return known.names.indexOf(this.keyText(start, end));
     const length = end - start;
-    for (let k = 0; k < known.bytes.length; k++) {
-      const want = known.bytes[k]!;
-      if (want.length !== length) continue;
-      let j = 0;
+    const first = b[start];
+    const all = known.bytes;
+    for (let k = 0; k < all.length; k++) {
+      const want = all[k]!;
+      if (want.length !== length || want[0] !== first) continue;
+      let j = 1;
       while (j < length && b[start + j] === want[j]) j++;
       if (j === length) return k;
     }
@@ -227,7 +248,7 @@ class Scanner {
 
   /** A key's text, escapes decoded as JSON.parse decodes them. */
   private keyText(start: number, end: number): string {
-    return JSON.parse(this.b.toString("utf8", start - 1, end + 1)) as string;
+    return JSON.parse(this.buffer.toString("utf8", start - 1, end + 1)) as string;
   }
 
   private colon(): void {
@@ -256,10 +277,9 @@ class Scanner {
         const index = this.key(known);
         this.colon();
         if (index >= 0) {
-          const name = known.names[index]!;
-          this.path.push(name);
-          const reason = this.value(shape.fields[name]!);
-          this.path.pop();
+          this.path[this.depth++] = known.names[index]!;
+          const reason = this.value(known.shapes[index]!);
+          this.depth--;
           const bit = 1 << index;
           present |= bit;
           if (reason === null) failing &= ~bit;
@@ -297,8 +317,10 @@ class Scanner {
         this.fail();
       }
     }
-    for (const name of shape.required) {
-      if ((present & (1 << known.names.indexOf(name))) === 0) return `${this.where(name)} is required`;
+    if ((present & known.required) !== known.required) {
+      for (const name of shape.required) {
+        if ((present & (1 << known.names.indexOf(name))) === 0) return `${this.where(name)} is required`;
+      }
     }
     if (failing !== 0 && bad !== null) {
       for (let k = 0; k < known.names.length; k++) if (failing & (1 << k)) return bad[k]!;
@@ -342,10 +364,11 @@ class Scanner {
   /** Scans a string from its opening quote past its closing one; whether it held an escape. */
   private string(): boolean {
     const b = this.b;
+    const n = b.length;
     let i = this.i + 1;
     let escaped = false;
     for (;;) {
-      if (i >= b.length) {
+      if (i >= n) {
         this.i = i;
         this.fail();
       }
