@@ -191,32 +191,40 @@ class Scanner {
   }
 
   private array(items: Shape): string | null {
-    const b = this.b;
+    let reason: string | null = null;
+    if (this.enter(0x5d)) {
+      let n = 0;
+      do {
+        this.path[this.depth++] = n++;
+        const r = this.value(items);
+        this.depth--;
+        reason ??= r;
+      } while (this.more(0x5d));
+    }
+    return reason;
+  }
+
+  /** Steps into an array or object at its opening bracket; false (and out again) when it is empty. */
+  private enter(close: number): boolean {
     this.i++;
     this.ws();
-    let reason: string | null = null;
-    if (b[this.i] === 0x5d) {
+    if (this.b[this.i] !== close) return true;
+    this.i++;
+    return false;
+  }
+
+  /** After an element or member: true when a comma says another follows, false past the closing `close`. */
+  private more(close: number): boolean {
+    this.ws();
+    const c = this.b[this.i];
+    if (c === 0x2c) {
       this.i++;
-      return null;
-    }
-    for (let n = 0; ; n++) {
-      this.path[this.depth++] = n;
-      const r = this.value(items);
-      this.depth--;
-      reason ??= r;
       this.ws();
-      const c = b[this.i];
-      if (c === 0x2c) {
-        this.i++;
-        this.ws();
-        continue;
-      }
-      if (c === 0x5d) {
-        this.i++;
-        return reason;
-      }
-      this.fail();
+      return true;
     }
+    if (c !== close) this.fail();
+    this.i++;
+    return false;
   }
 
   // The last key read: its text lies between these bytes.
@@ -268,12 +276,8 @@ class Scanner {
     let bad: Array<string | null> | null = null;
     // fields of `values` whose last value is out of shape, by name
     let badValues: Map<string, string> | null = null;
-    this.i++;
-    this.ws();
-    if (b[this.i] === 0x7d) {
-      this.i++;
-    } else {
-      for (;;) {
+    if (this.enter(0x7d)) {
+      do {
         const index = this.key(known);
         this.colon();
         if (index >= 0) {
@@ -303,19 +307,7 @@ class Scanner {
         } else {
           this.skip();
         }
-        this.ws();
-        const c = b[this.i];
-        if (c === 0x2c) {
-          this.i++;
-          this.ws();
-          continue;
-        }
-        if (c === 0x7d) {
-          this.i++;
-          break;
-        }
-        this.fail();
-      }
+      } while (this.more(0x7d));
     }
     if ((present & known.required) !== known.required) {
       for (const name of shape.required) {
@@ -333,29 +325,13 @@ class Scanner {
   private cancel(): string | null {
     const b = this.b;
     const present: Array<boolean | undefined> = [undefined, undefined, undefined];
-    this.i++;
-    this.ws();
-    if (b[this.i] === 0x7d) {
-      this.i++;
-    } else {
-      for (;;) {
+    if (this.enter(0x7d)) {
+      do {
         const index = this.key(CANCEL_NAMES);
         this.colon();
         if (index >= 0) present[index] = b[this.i] === QUOTE;
         this.skip();
-        this.ws();
-        const c = b[this.i];
-        if (c === 0x2c) {
-          this.i++;
-          this.ws();
-          continue;
-        }
-        if (c === 0x7d) {
-          this.i++;
-          break;
-        }
-        this.fail();
-      }
+      } while (this.more(0x7d));
     }
     const given = present.filter((p) => p !== undefined);
     return given.length === 1 && given[0] === true ? null : `${this.where()} must be ${CANCEL_SHAPE}`;
