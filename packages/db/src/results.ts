@@ -10,7 +10,7 @@
 // nor repeat later pages.
 import { badRequest, gone, notFound } from "@ttr/core";
 import * as d from "./dashboard.js";
-import type { DashboardTriggerRow, ExecutionRow, Keyset, TriggerListFilter } from "./dashboard.js";
+import type { ExecutionRow, Keyset, TriggerListFilter } from "./dashboard.js";
 import type { GeneratorStatus, TriggerStatus } from "./rows.js";
 import { executionJson, triggerJson } from "./json.js";
 import type { SqlRunner } from "./sql.js";

@@ -70,9 +70,11 @@ export class AuthFailureBudget {
 
   /** Express middleware: 429 with Retry-After for a request with credentials from an address over its budget. */
   readonly gate = (req: Request, res: Response, next: NextFunction): void => {
-    if (this.perMinute === 0 || !carriesCredentials(req)) return next();
-    const wait = this.retryAfter(req.ip ?? "");
-    if (wait === 0) return next();
+    const wait = this.perMinute === 0 || !carriesCredentials(req) ? 0 : this.retryAfter(req.ip ?? "");
+    if (wait === 0) {
+      next();
+      return;
+    }
     res.set("Retry-After", String(wait));
     next(new ApiError("TooManyRequests", "Too many failed authentications from this address, try again later"));
   };

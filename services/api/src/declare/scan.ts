@@ -14,48 +14,11 @@
 // - The shapes: strings, booleans, arrays and objects where schema.ts says,
 //   nulls refused except an item's body, unknown fields allowed with any value.
 // Deeply nested values under unknown fields are skipped without recursion.
+import { CANCEL_NAMES, CANCEL_SHAPE, type Names, names, pathText, type Shape } from "./scan-shapes.js";
 
-/** What a value must be. `values` types every field an object does not name (an item's headers). */
-export type Shape =
-  | { t: "string" }
-  | { t: "boolean" }
-  | { t: "any" }
-  | { t: "array"; items: Shape }
-  | { t: "object"; fields: Record<string, Shape>; required: string[]; values?: Shape }
-  | { t: "cancel" };
+export { BULK_SHAPE, DECLARE_SHAPE, type Shape } from "./scan-shapes.js";
 
 export type ScanResult = { ok: true } | { ok: false; syntax: string } | { ok: false; shape: string };
-
-const text: Shape = { t: "string" };
-const item: Shape = {
-  t: "object",
-  required: ["url"],
-  fields: {
-    url: text,
-    scheduledAt: text,
-    customKey: text,
-    method: text,
-    headers: { t: "object", fields: {}, required: [], values: text },
-    body: { t: "any" },
-    title: text,
-    tags: { t: "array", items: text },
-  },
-};
-
-export const DECLARE_SHAPE: Shape = {
-  t: "object",
-  required: ["tag", "items"],
-  fields: { tag: text, items: { t: "array", items: item }, runMissed: { t: "boolean" } },
-};
-
-export const BULK_SHAPE: Shape = {
-  t: "object",
-  required: [],
-  fields: { upserts: { t: "array", items: item }, cancels: { t: "array", items: { t: "cancel" } }, runMissed: { t: "boolean" } },
-};
-
-const CANCEL_SHAPE = "a string (an ID or a custom key) or an object with exactly one of id, customKey and tag";
-const CANCEL_FIELDS = ["id", "customKey", "tag"];
 
 class SyntaxFail extends Error {}
 
@@ -63,34 +26,6 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
 const article = (t: string): string => (t === "object" || t === "array" ? `an ${t}` : `a ${t}`);
-
-/**
- * An object shape made ready for scanning: its field names (and the same as
- * bytes, to compare keys without decoding them), each field's shape by the
- * same index, and the required fields as a bit mask.
- */
-interface Names {
-  names: string[];
-  bytes: Uint8Array[];
-  shapes: Shape[];
-  required: number;
-}
-const namesOf = new WeakMap<object, Names>();
-function prepared(names: string[], shapes: Shape[], required: string[]): Names {
-  let mask = 0;
-  for (const name of required) mask |= 1 << names.indexOf(name);
-  return { names, bytes: names.map((name) => new Uint8Array(Buffer.from(name, "utf8"))), shapes, required: mask };
-}
-function names(shape: Extract<Shape, { t: "object" }>): Names {
-  let n = namesOf.get(shape);
-  if (n === undefined) {
-    const list = Object.keys(shape.fields);
-    n = prepared(list, list.map((name) => shape.fields[name]!), shape.required);
-    namesOf.set(shape, n);
-  }
-  return n;
-}
-const CANCEL_NAMES: Names = prepared(CANCEL_FIELDS, CANCEL_FIELDS.map(() => text), []);
 
 class Scanner {
   private i = 0;
@@ -135,13 +70,9 @@ class Scanner {
   }
 
   private where(extra?: string): string {
-    let out = "";
     const parts = this.path.slice(0, this.depth);
     if (extra !== undefined) parts.push(extra);
-    for (const part of parts) {
-      out += typeof part === "number" ? `[${part}]` : out === "" ? part : `.${part}`;
-    }
-    return out === "" ? "Body" : out;
+    return pathText(parts);
   }
 
   /** Scans one value; null when it has the shape, else why not. */

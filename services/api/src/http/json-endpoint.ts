@@ -7,6 +7,7 @@ import type { ErrorObject } from "ajv";
 import type Joi from "joi";
 import { ApiError, emptyBadRequest, invalidApiKey, unauthorized } from "@ttr/core";
 import { scanBody, type Shape } from "../declare/scan.js";
+import { pathText } from "../declare/scan-shapes.js";
 import type { Deps } from "../deps.js";
 import { projectForKey } from "../auth/api-key.js";
 import { sessionProject } from "../auth/session.js";
@@ -83,11 +84,9 @@ export function fits<T>(check: CompiledCheck<T>, body: unknown): T {
 
 /** `/upserts/3` → `upserts[3]`; the body itself is `Body`. */
 function pathOf(instancePath: string, property?: string): string {
-  const parts = instancePath.split("/").slice(1);
+  const parts: Array<string | number> = instancePath.split("/").slice(1).map((p) => (/^\d+$/.test(p) ? Number(p) : p));
   if (property !== undefined) parts.push(property);
-  let out = "";
-  for (const part of parts) out += /^\d+$/.test(part) ? `[${part}]` : out === "" ? part : `.${part}`;
-  return out === "" ? "Body" : out;
+  return pathText(parts);
 }
 
 /**
