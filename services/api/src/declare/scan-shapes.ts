@@ -76,3 +76,6 @@ export function pathText(parts: Array<string | number>): string {
   for (const part of parts) out += typeof part === "number" ? `[${part}]` : out === "" ? part : `.${part}`;
   return out === "" ? "Body" : out;
 }
+
+/** "a string", "an object": how reasons name a type. */
+export const article = (t: string): string => (t === "object" || t === "array" ? `an ${t}` : `a ${t}`);

@@ -1,20 +1,16 @@
 // Checks a /declare or /bulk body's JSON syntax and shape in one pass over
-// its bytes, without building it. The interface orders the checks: the body's
-// format (400) before the key (401). So for a body sent with no valid key,
-// the api must still tell a well-formed body from a malformed one, and anyone
-// can make it do so on 10 MiB. Building the body (JSON.parse) costs about
-// 80–200 ms of CPU at that size; this scan costs a fraction, and the body is
-// parsed only once the key is known (routes/declare.ts, routes/bulk.ts).
+// its bytes, without building it. The format (400) comes before the key
+// (401), so the api must tell a well-formed body from a malformed one for
+// anyone, on up to 10 MiB. JSON.parse of such a body costs 80-400 ms of CPU;
+// this scan a fraction, and the body is parsed only once the key is known.
 //
-// Its verdicts are those of JSON.parse followed by the compiled shape check
-// of schema.ts (test/body-scan.test.ts holds it to both on generated bodies):
-// - JSON as JSON.parse reads the UTF-8 text: whitespace is space, tab, CR,
-//   LF; strings may hold any byte but raw control characters; a repeated key
-//   counts with its last value.
-// - The shapes: strings, booleans, arrays and objects where schema.ts says,
-//   nulls refused except an item's body, unknown fields allowed with any value.
-// Deeply nested values under unknown fields are skipped without recursion.
-import { CANCEL_NAMES, CANCEL_SHAPE, type Names, names, pathText, type Shape } from "./scan-shapes.js";
+// Its verdicts are those of JSON.parse followed by the compiled check of
+// schema.ts (services/api/test/body-scan.test.ts holds it to both): JSON as
+// JSON.parse reads the UTF-8 text (a repeated key counts with its last
+// value; raw control characters only outside strings, as whitespace), the
+// shapes as schema.ts has them. Nesting under unknown fields is passed over
+// with a stack, not recursion.
+import { article, CANCEL_NAMES, CANCEL_SHAPE, type Names, names, pathText, type Shape } from "./scan-shapes.js";
 
 export { BULK_SHAPE, DECLARE_SHAPE, type Shape } from "./scan-shapes.js";
 
@@ -24,8 +20,6 @@ class SyntaxFail extends Error {}
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-
-const article = (t: string): string => (t === "object" || t === "array" ? `an ${t}` : `a ${t}`);
 
 class Scanner {
   private i = 0;
@@ -80,31 +74,31 @@ class Scanner {
     const c = this.b[this.i];
     switch (shape.t) {
       case "any":
-        this.skip();
+        this.pass();
         return null;
       case "string":
         if (c === QUOTE) {
           this.string();
           return null;
         }
-        this.skip();
+        this.pass();
         return `${this.where()} must be a string`;
       case "boolean":
         if (c === 0x74 || c === 0x66) {
-          this.skip();
+          this.pass();
           return null;
         }
-        this.skip();
+        this.pass();
         return `${this.where()} must be a boolean`;
       case "array":
         if (c !== 0x5b) {
-          this.skip();
+          this.pass();
           return `${this.where()} must be an array`;
         }
         return this.array(shape.items);
       case "object":
         if (c !== 0x7b) {
-          this.skip();
+          this.pass();
           return `${this.where()} must be an object`;
         }
         return this.object(shape);
@@ -114,7 +108,7 @@ class Scanner {
           return null;
         }
         if (c !== 0x7b) {
-          this.skip();
+          this.pass();
           return `${this.where()} must be ${CANCEL_SHAPE}`;
         }
         return this.cancel();
@@ -226,7 +220,7 @@ class Scanner {
         } else if (shape.values) {
           const ok = shape.values.t === "string" ? b[this.i] === QUOTE : true;
           const [start, end] = [this.keyStart, this.keyEnd];
-          this.skip();
+          this.pass();
           if (!ok || badValues !== null) {
             const name = this.keyText(start, end);
             if (ok) badValues?.delete(name);
@@ -236,7 +230,7 @@ class Scanner {
             }
           }
         } else {
-          this.skip();
+          this.pass();
         }
       } while (this.more(0x7d));
     }
@@ -261,7 +255,7 @@ class Scanner {
         const index = this.key(CANCEL_NAMES);
         this.colon();
         if (index >= 0) present[index] = b[this.i] === QUOTE;
-        this.skip();
+        this.pass();
       } while (this.more(0x7d));
     }
     const given = present.filter((p) => p !== undefined);
@@ -343,8 +337,8 @@ class Scanner {
     }
   }
 
-  /** Skips one value of any kind, nested arrays and objects included, with a stack instead of recursion. */
-  private skip(): void {
+  /** Passes over one value of any kind, nested arrays and objects included, with a stack instead of recursion. */
+  private pass(): void {
     const b = this.b;
     // 0x5d or 0x7d: what closes each open container
     const open: number[] = [];
