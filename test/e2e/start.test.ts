@@ -9,6 +9,7 @@ import { afterAll, expect, it } from "vitest";
 import { freePort } from "@ttr/platform";
 import { freshDatabase, redisPrefix, redisUrl } from "../support/db.js";
 import { request } from "../support/http.js";
+import { unwatchApi, watchApi } from "../support/openapi-conformance.js";
 import { eventually } from "../support/rows.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -47,6 +48,8 @@ it("prints a working API key and a curl command that schedules; Ctrl-C stops eve
     expect(key, out).toBeDefined();
     expect(out).toMatch(/Dashboard:.*demo@ttr\.local \/ \S+/);
 
+    // Its answers are checked against /openapi.json like every test api's.
+    watchApi(`http://127.0.0.1:${port}`);
     // Run the printed curl command as printed, against the printed address.
     const curl = out.slice(out.indexOf("curl -X POST")).split("\n\n")[0]!.replace(/\\\n\s*/g, " ");
     expect(curl).toContain(`-H 'ttr-api-key: ${key}'`);
@@ -66,6 +69,7 @@ it("prints a working API key and a curl command that schedules; Ctrl-C stops eve
       expect(status, out).toBe(200);
     }
   } finally {
+    unwatchApi(`http://127.0.0.1:${port}`);
     child.kill("SIGINT");
     const code = await new Promise((r) => (child.exitCode !== null ? r(child.exitCode) : child.once("exit", r)));
     expect(code, out).toBe(0);
