@@ -3,39 +3,26 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { verifyPassword } from "@ttr/core";
-import { createDb, createUser, type Db } from "@ttr/db";
-import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
-import { cliRunner } from "./cli-support.js";
+import { createUser } from "@ttr/db";
+import { cliProject } from "./cli-support.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 
-let database: TestDatabase;
-let db: Db;
-let projectId: string;
-const { ttr, json } = cliRunner(() => database.url);
-
-beforeAll(async () => {
-  database = await freshDatabase();
-  db = createDb(database.url, { max: 2 });
-  ({ projectId } = await json<{ projectId: string }>("project", "create", "--name", "results"));
-});
-afterAll(async () => {
-  await db.$disconnect();
-  await database.drop();
-});
+const f = cliProject("results");
+const { ttr, json } = f;
 
 /** A one-shot written straight to the table, and optionally its one finished attempt. */
 async function seed(status: string, opts: { customKey?: string; tag?: string; attempt?: { responseStatus: number; deadLetter: boolean } } = {}) {
-  const [t] = await db.$queryRawUnsafe<Array<{ id: string }>>(
+  const [t] = await f.db.$queryRawUnsafe<Array<{ id: string }>>(
     `INSERT INTO triggers (project_id, status, custom_key, url, method, headers, tags, scheduled_at, attempts, created_at, updated_at)
      VALUES ($1::uuid, $2::trigger_status, $3, 'http://127.0.0.1:9/hook', 'POST', '[["x-a","1"]]', $4::text[], now() + interval '1 hour', $5, now(), now())
      RETURNING id::text`,
-    projectId, status, opts.customKey ?? null, opts.tag ? [opts.tag] : [], opts.attempt ? 1 : 0,
+    f.projectId, status, opts.customKey ?? null, opts.tag ? [opts.tag] : [], opts.attempt ? 1 : 0,
   );
   if (opts.attempt) {
-    await db.$executeRawUnsafe(
+    await f.db.$executeRawUnsafe(
       `INSERT INTO executions (trigger_id, part_day, project_id, attempt_number, triggered_by, status, planned_at, started_at, completed_at,
                                response_status, response_headers, response_body, response_size, is_dead_letter)
        SELECT t.id, t.part_day, t.project_id, 1, 'scheduler', 'complete', now(), now(), now(), $2, '{}'::jsonb, '', 0, $3
@@ -79,69 +66,69 @@ describe("trigger and dead-letter commands", { timeout: 90_000 }, () => {
   it("trigger list: a page newest first with a cursor to the next, filters by status and tag", async () => {
     const ids = [await seed("registered", { tag: "cli" }), await seed("registered", { tag: "cli" }), await seed("completed", { tag: "cli" })];
     const first = await json<{ triggers: Array<{ id: string; status: string }>; nextCursor: string }>(
-      "trigger", "list", "--project", projectId, "--tag", "cli", "--limit", "2",
+      "trigger", "list", "--project", f.projectId, "--tag", "cli", "--limit", "2",
     );
     expect(first.triggers.map((t) => t.id)).toEqual([ids[2], ids[1]]);
     const second = await json<{ triggers: Array<{ id: string }>; nextCursor: string | null }>(
-      "trigger", "list", "--project", projectId, "--tag", "cli", "--limit", "2", "--cursor", first.nextCursor,
+      "trigger", "list", "--project", f.projectId, "--tag", "cli", "--limit", "2", "--cursor", first.nextCursor,
     );
     expect(second).toEqual({ triggers: [expect.objectContaining({ id: ids[0] })], nextCursor: null });
-    const completed = await json<{ triggers: Array<{ id: string }> }>("trigger", "list", "--project", projectId, "--tag", "cli", "--status", "completed");
+    const completed = await json<{ triggers: Array<{ id: string }> }>("trigger", "list", "--project", f.projectId, "--tag", "cli", "--status", "completed");
     expect(completed.triggers.map((t) => t.id)).toEqual([ids[2]]);
-    const bad = await ttr("trigger", "list", "--project", projectId, "--status", "sleeping");
+    const bad = await ttr("trigger", "list", "--project", f.projectId, "--status", "sleeping");
     expect(bad.code).toBe(1);
     expect(bad.stderr).toBe("ttr: Invalid status: sleeping\n");
   });
 
   it("trigger show: the trigger with its headers and executions, as the api shows it; an unknown id fails", async () => {
     const id = await seed("completed", { attempt: { responseStatus: 500, deadLetter: true } });
-    const out = await json<{ trigger: Record<string, unknown>; executions: Array<Record<string, unknown>> }>("trigger", "show", "--project", projectId, "--id", id);
+    const out = await json<{ trigger: Record<string, unknown>; executions: Array<Record<string, unknown>> }>("trigger", "show", "--project", f.projectId, "--id", id);
     expect(out.trigger).toMatchObject({ id, kind: "job", status: "completed", method: "POST", headers: { "x-a": "1" } });
     expect(out.executions).toEqual([expect.objectContaining({ triggerId: id, attemptNumber: 1, responseStatus: 500, isDeadLetter: true })]);
-    const text = await ttr("trigger", "show", "--project", projectId, "--id", id);
+    const text = await ttr("trigger", "show", "--project", f.projectId, "--id", id);
     expect(text.stdout).toContain("x-a: 1");
-    const missing = await ttr("trigger", "show", "--project", projectId, "--id", "00000000-0000-4000-8000-000000000000");
+    const missing = await ttr("trigger", "show", "--project", f.projectId, "--id", "00000000-0000-4000-8000-000000000000");
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe("ttr: Trigger not found\n");
   });
 
   it("trigger cancel by id and by custom key; a queued one answers as /cancel does", async () => {
     const byId = await seed("registered");
-    expect(await json("trigger", "cancel", "--project", projectId, "--id", byId)).toEqual({ cancelled: true });
+    expect(await json("trigger", "cancel", "--project", f.projectId, "--id", byId)).toEqual({ cancelled: true });
     await seed("registered", { customKey: "cli-key" });
-    expect(await json("trigger", "cancel", "--project", projectId, "--custom-key", "cli-key")).toEqual({ cancelled: true });
-    const [row] = await db.$queryRawUnsafe<Array<{ status: string }>>(`SELECT status::text FROM triggers WHERE id = $1::uuid`, byId);
+    expect(await json("trigger", "cancel", "--project", f.projectId, "--custom-key", "cli-key")).toEqual({ cancelled: true });
+    const [row] = await f.db.$queryRawUnsafe<Array<{ status: string }>>(`SELECT status::text FROM triggers WHERE id = $1::uuid`, byId);
     expect(row!.status).toBe("cancelled");
     const queued = await seed("queued");
-    const refused = await ttr("trigger", "cancel", "--project", projectId, "--id", queued, "--json");
+    const refused = await ttr("trigger", "cancel", "--project", f.projectId, "--id", queued, "--json");
     expect(refused.code).toBe(1);
     expect(refused.stderr).toBe("ttr: Job is no longer cancellable (status=queued)\n");
-    const both = await ttr("trigger", "cancel", "--project", projectId, "--id", queued, "--custom-key", "x");
+    const both = await ttr("trigger", "cancel", "--project", f.projectId, "--id", queued, "--custom-key", "x");
     expect(both.code).toBe(2);
   });
 
   it("dead-letters list shows only dead letters; replay queues the trigger with a new planned attempt", async () => {
     const dead = await seed("completed", { attempt: { responseStatus: 503, deadLetter: true } });
     await seed("completed", { attempt: { responseStatus: 200, deadLetter: false } });
-    const list = await json<{ executions: Array<{ triggerId: string; isDeadLetter: boolean }> }>("dead-letters", "list", "--project", projectId, "--trigger", dead);
+    const list = await json<{ executions: Array<{ triggerId: string; isDeadLetter: boolean }> }>("dead-letters", "list", "--project", f.projectId, "--trigger", dead);
     expect(list.executions).toEqual([expect.objectContaining({ triggerId: dead, isDeadLetter: true })]);
-    const all = await json<{ executions: Array<{ isDeadLetter: boolean }> }>("dead-letters", "list", "--project", projectId);
+    const all = await json<{ executions: Array<{ isDeadLetter: boolean }> }>("dead-letters", "list", "--project", f.projectId);
     expect(all.executions.length).toBeGreaterThan(0);
     expect(all.executions.every((e) => e.isDeadLetter)).toBe(true);
-    const replay = await json<{ execution: Record<string, unknown> }>("dead-letters", "replay", "--project", projectId, "--trigger", dead);
+    const replay = await json<{ execution: Record<string, unknown> }>("dead-letters", "replay", "--project", f.projectId, "--trigger", dead);
     expect(replay.execution).toMatchObject({ triggerId: dead, attemptNumber: 2, triggeredBy: "replay", status: "planned" });
-    const [row] = await db.$queryRawUnsafe<Array<{ status: string }>>(`SELECT status::text FROM triggers WHERE id = $1::uuid`, dead);
+    const [row] = await f.db.$queryRawUnsafe<Array<{ status: string }>>(`SELECT status::text FROM triggers WHERE id = $1::uuid`, dead);
     expect(row!.status).toBe("queued");
-    const again = await ttr("dead-letters", "replay", "--project", projectId, "--trigger", dead);
+    const again = await ttr("dead-letters", "replay", "--project", f.projectId, "--trigger", dead);
     expect(again.code).toBe(1);
     expect(again.stderr).toBe("ttr: Trigger cannot be replayed (status=queued)\n");
   });
 
   it("user reset-password prints a new random password once, which then signs in", async () => {
-    await createUser(db, projectId, "reset@example.com", "old password here");
+    await createUser(f.db, f.projectId, "reset@example.com", "old password here");
     const out = await json<{ userId: string; password: string; sessionsEnded: number }>("user", "reset-password", "--email", "reset@example.com");
     expect(out.password).toMatch(/^[A-Za-z0-9_-]{24}$/);
-    const [row] = await db.$queryRawUnsafe<Array<{ password_hash: string }>>(`SELECT password_hash FROM users WHERE id = $1::uuid`, out.userId);
+    const [row] = await f.db.$queryRawUnsafe<Array<{ password_hash: string }>>(`SELECT password_hash FROM users WHERE id = $1::uuid`, out.userId);
     expect(row!.password_hash).not.toContain(out.password);
     expect(await verifyPassword(out.password, row!.password_hash)).toBe(true);
     expect(await verifyPassword("old password here", row!.password_hash)).toBe(false);

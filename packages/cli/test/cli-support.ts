@@ -3,7 +3,9 @@ import { execFile, spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { expect } from "vitest";
+import { createDb, type Db } from "@ttr/db";
+import { afterAll, beforeAll, expect } from "vitest";
+import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
 
 const run = promisify(execFile);
 export const main = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "dist", "main.js");
@@ -50,4 +52,33 @@ export function cliRunner(databaseUrl: () => string) {
   }
 
   return { ttr, ttrWithInput, json };
+}
+
+/**
+ * For a test file: a fresh database with one project made by `ttr project
+ * create`, a pool on it, and the CLI bound to it; dropped after the file.
+ * Read `db` and `projectId` inside tests (they are set in beforeAll).
+ */
+export function cliProject(name: string) {
+  let database: TestDatabase | undefined;
+  const state = { db: undefined as unknown as Db, projectId: "" };
+  const runner = cliRunner(() => database!.url);
+  beforeAll(async () => {
+    database = await freshDatabase();
+    state.db = createDb(database.url, { max: 2 });
+    ({ projectId: state.projectId } = await runner.json<{ projectId: string }>("project", "create", "--name", name));
+  });
+  afterAll(async () => {
+    await state.db?.$disconnect();
+    await database?.drop();
+  });
+  return {
+    ...runner,
+    get db(): Db {
+      return state.db;
+    },
+    get projectId(): string {
+      return state.projectId;
+    },
+  };
 }
