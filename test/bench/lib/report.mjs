@@ -125,8 +125,11 @@ const SECTIONS = {
       ["/declare, first (all added)", ms(r.agg.firstAddedMs)],
       ["/declare, second (all unchanged)", ms(r.agg.secondUnchangedMs)],
       ["/declare, third (1% changed)", ms(r.agg.thirdChangedMs)],
-      ["/bulk, 10,000 upserts (all added)", ms(r.agg.bulkUpsertsMs)],
+      [`/bulk, ${fmt(r.agg.items)} upserts (all added)`, ms(r.agg.bulkUpsertsMs)],
+      [`/bulk again, ${fmt(r.agg.items)} new upserts`, ms(r.agg.bulkWarmMs)],
+      [`baseline: BullMQ addBulk of the same ${fmt(r.agg.items)} requests as delayed jobs`, ms(r.agg.addBulkMs)],
     ]),
+    `/bulk (the second call) items/s against addBulk's: **${fmt(r.agg.bulkVsAddBulk, 2, " ×")}**`,
   ],
   held: (r) => [
     "Triggers tagged `other` due at 200/s for 60 s, on a clean system and with 100,000 due triggers held behind tag `held` (policy throughput `{\"1s\":0}`), promoted and waiting for admission before the window starts.",
