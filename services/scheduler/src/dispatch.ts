@@ -65,13 +65,13 @@ async function afterCommit(deps: Deps, ids: AttemptRef[], released: DispatchCand
 }
 
 /**
- * Dispatches one batch of due attempts that are not held, parking those a
+ * Dispatches one batch (at most `limit`) of due attempts that are not held, parking those a
  * policy holds back (`full` grows with the tags found full). Returns how
  * many candidates it looked at.
  */
-export async function dispatchBatch(deps: Deps, now: Date, full: Set<string>): Promise<number> {
+export async function dispatchBatch(deps: Deps, now: Date, full: Set<string>, limit: number): Promise<number> {
   const { seen, ids, released } = await fenced(deps, async (tx) => {
-    const candidates = await selectDispatchable(tx, now, deps.env.SCHEDULER_BATCH_SIZE);
+    const candidates = await selectDispatchable(tx, now, limit);
     return { seen: candidates.length, ...(await admitOrHold(deps, tx, candidates, now, full)) };
   });
   await afterCommit(deps, ids, released);
@@ -83,9 +83,9 @@ export async function dispatchBatch(deps: Deps, now: Date, full: Set<string>): P
  * `full`, its oldest ones, admitted while the policies allow. Returns how
  * many it dispatched.
  */
-export async function dispatchHeld(deps: Deps, now: Date, full: Set<string>): Promise<number> {
+export async function dispatchHeld(deps: Deps, now: Date, full: Set<string>, limit: number): Promise<number> {
   const { ids, released } = await fenced(deps, async (tx) => {
-    const candidates = await selectHeld(tx, now, deps.env.SCHEDULER_BATCH_SIZE, full);
+    const candidates = await selectHeld(tx, now, limit, full);
     return admitOrHold(deps, tx, candidates, now, full);
   });
   await afterCommit(deps, ids, released);

@@ -12,6 +12,13 @@ import { reap } from "./reaper.js";
 import { ensurePendingInstances } from "./recurring.js";
 
 const SWEEP_EVERY_MS = 5000;
+/**
+ * The first batch of a tick. Small, so that the first attempts of a second
+ * reach the executors within milliseconds; each full batch doubles the next
+ * (up to SCHEDULER_BATCH_SIZE), so a second with thousands due takes a few
+ * large transactions rather than dozens of small ones (docs/configuration.md).
+ */
+export const FIRST_BATCH = 100;
 const REQUEUE_EVERY_MS = 5000;
 /** past the boundary, so rows stored at the boundary's second are due */
 const ALIGN_SLACK_MS = 3;
@@ -66,19 +73,20 @@ export class SchedulerLoop {
   async tick(): Promise<void> {
     if (!this.deps.lease.held()) return;
     const stopTimer = this.deps.metrics.tickSeconds.startTimer();
-    const batch = this.deps.env.SCHEDULER_BATCH_SIZE;
+    const largest = this.deps.env.SCHEDULER_BATCH_SIZE;
     try {
       await this.deps.recovery.run(new Date());
-      // A full batch means more are due: go on at once instead of waiting for the next tick.
+      // A full batch means more are due: go on at once with a larger one
+      // instead of waiting for the next tick.
       const full = new Set<string>();
       const enqueueing: Array<Promise<void>> = [];
-      for (;;) {
+      for (let batch = Math.min(FIRST_BATCH, largest); ; batch = Math.min(batch * 2, largest)) {
         const now = new Date();
-        const { promoted, enqueued } = await promoteBatch(this.deps, now);
+        const { promoted, enqueued } = await promoteBatch(this.deps, now, batch);
         enqueueing.push(enqueued);
         // Held attempts first: they are older than anything promoted now.
-        const released = await dispatchHeld(this.deps, now, full);
-        const dispatched = await dispatchBatch(this.deps, now, full);
+        const released = await dispatchHeld(this.deps, now, full, batch);
+        const dispatched = await dispatchBatch(this.deps, now, full, batch);
         if (!this.active || (promoted < batch && dispatched < batch && released === 0)) break;
       }
       await Promise.all(enqueueing);

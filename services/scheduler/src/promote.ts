@@ -9,13 +9,13 @@ import { enqueue } from "./dispatch.js";
 import { planNextInstances } from "./recurring.js";
 
 /**
- * Claims one batch; returns how many triggers it claimed, and the enqueueing
+ * Claims one batch of at most `limit`; returns how many triggers it claimed, and the enqueueing
  * of the untagged ones, left running so that the next batch can be claimed
  * meanwhile (a job lost to a failure here is enqueued again by QueueRecovery).
  */
-export async function promoteBatch(deps: Deps, now: Date): Promise<{ promoted: number; enqueued: Promise<void> }> {
+export async function promoteBatch(deps: Deps, now: Date, limit: number): Promise<{ promoted: number; enqueued: Promise<void> }> {
   const { promoted, instances } = await fenced(deps, async (tx) => {
-    const promoted = await promoteDue(tx, now, deps.env.SCHEDULER_BATCH_SIZE);
+    const promoted = await promoteDue(tx, now, limit);
     const generatorIds = promoted.flatMap((p) => (p.generatorId ? [p.generatorId] : []));
     const instances = await planNextInstances(tx, generatorIds, now, deps.log);
     return { promoted, instances };
