@@ -101,7 +101,7 @@ PostgreSQL and Redis run on the same machine as the services, the sink and the l
 
 ## Configurations
 
-- **tuned** (every scenario unless said otherwise): ${describeConfig(tuned)}; everything else default. The baseline worker uses the same concurrency (${tuned.concurrency}).
+- **tuned** (every scenario unless said otherwise): ${describeConfig(tuned)}; everything else default.
 - **defaults**: ${describeConfig(defaults)} (SCHEDULER_BATCH_SIZE=1000 growing from 100 per tick, EXECUTOR_CONCURRENCY=100, EXECUTOR_DB_LINGER_MS=3, executor DB_POOL_SIZE=10).
 
 Logs stay at LOG_LEVEL=info (one JSON line per attempt) and go to a file, as a deployment would keep them.

@@ -5,6 +5,7 @@
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { freePort } from "@ttr/platform";
+import { LEAD_MS, scheduleThroughApi } from "./api-loader.mjs";
 import { cpuMeter, machineCpuMs, serverGroups } from "./procstat.mjs";
 import { spawnNode, startTtr, ttrGroups } from "./services.mjs";
 import { startSink } from "./sink.mjs";
@@ -20,6 +21,8 @@ import { benchProject, insertTriggers, pool } from "./triggers.mjs";
  * @property {string[]} [tags]
  * @property {{rate: number, seconds: number}} [warmup]  an unmeasured load before T0 (to `/w/<n>`), so the
  *   measured window starts with the services in their steady state (JIT, connections, caches)
+ * @property {{rate: number}} [throughApi]  schedule the triggers (and the warm-up) through POST /bulk, `rate` per
+ *   second, each 2 s before it is due, instead of inserting them by SQL (ttr only)
  * @property {number} [graceMs]  how long past the last due time to wait at most (default 15 min); the wait also
  *   ends when nothing new arrived for 30 s once the last is due
  */
@@ -98,10 +101,24 @@ export async function ttrFiring(ctx, plan, opts = {}) {
   const db = pool(database.url);
   let sys = null;
   try {
-    const { projectId } = await benchProject(database.url);
+    const { projectId, apiKey } = await benchProject(database.url);
     sys = await startTtr(database, ctx.redisUrl, opts.services ?? {});
     if (opts.before) await opts.before({ db, projectId, sink, sys });
+    const finish = (result) => {
+      result.memoryMb = memoryOf(sys.procs);
+      result.strays = sink.strays();
+      opts.after?.(sink, result);
+      if (!result.complete) result.tail = sys.procs.map((p) => `--- ${p.name}\n${p.tail()}`).join("\n");
+      return result;
+    };
     const warm = warmupOf(plan);
+    if (plan.throughApi) {
+      const t0 = secondAfter(LEAD_MS + 500) + warm.ms;
+      const loading = scheduleThroughApi({ base: sys.apiBase, apiKey, sinkBase: sink.base, t0, rate: plan.throughApi.rate, seconds: plan.count / plan.throughApi.rate, warm });
+      const meter = await cpuMeter({ ...ttrGroups(sys), ...serverGroups(db) });
+      const [result] = await Promise.all([measure(sink, plan, t0, meter, opts.progress), loading]);
+      return finish(result);
+    }
     const t0 = secondAfter(1500 + (plan.count + warm.count) / 30) + warm.ms;
     await insertTriggers(db, projectId, { count: plan.count, sinkBase: sink.base, dueAt: (n) => t0 + plan.offset(n), tags: plan.tags ?? [] });
     if (warm.count > 0) {
@@ -109,12 +126,7 @@ export async function ttrFiring(ctx, plan, opts = {}) {
     }
     if (Date.now() > t0 - 200) throw new Error(`inserting ${plan.count} triggers took too long: ${Date.now() - t0} ms past T0`);
     const meter = await cpuMeter({ ...ttrGroups(sys), ...serverGroups(db) });
-    const result = await measure(sink, plan, t0, meter, opts.progress);
-    result.memoryMb = memoryOf(sys.procs);
-    result.strays = sink.strays();
-    opts.after?.(sink, result);
-    if (!result.complete) result.tail = sys.procs.map((p) => `--- ${p.name}\n${p.tail()}`).join("\n");
-    return result;
+    return finish(await measure(sink, plan, t0, meter, opts.progress));
   } finally {
     await sys?.stop();
     await sink.close();

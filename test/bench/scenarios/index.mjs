@@ -7,7 +7,7 @@ import { heldOnce } from "./held.mjs";
 import { largeStateOnce, largeStateSizes } from "./large-state.mjs";
 import { pgCost } from "../pg-cost.mjs";
 import { scaleOnce } from "./scale.mjs";
-import { baselineSteadyOnce, steadyOnce } from "./steady.mjs";
+import { baselineSteadyOnce, steadyOnce, throughApiOnce } from "./steady.mjs";
 
 /**
  * @typedef {object} Scenario
@@ -23,8 +23,9 @@ const n = (x) => x.toLocaleString("en-US");
 /** @type {Record<string, Scenario>} */
 export const scenarios = {
   baseline: {
-    summary: "BullMQ delayed jobs + a got worker: steady 500/1,000/2,000 per s and a 50,000 burst",
-    config: tuned,
+    summary: "BullMQ delayed jobs + a got worker at concurrency 100: steady 500/1,000/2,000 per s and a 50,000 burst",
+    // a hand-built setup as people write it: got at concurrency 100, like ttr's default
+    config: defaults,
     once: async (ctx, opts) => ({ steady: await baselineSteadyOnce(ctx, opts), burst: await baselineBurstOnce(ctx, opts) }),
   },
   steady: { summary: "triggers due at 500, 1,000 and 2,000 per s for 60 s each", config: tuned, once: steadyOnce },
@@ -44,6 +45,12 @@ export const scenarios = {
     summary: "PostgreSQL CPU, wall time and WAL per trigger of each firing statement, run by hand on one connection",
     config: tuned,
     once: async (ctx, opts) => Object.fromEntries((await pgCost(ctx, opts.quick ? 600 : 6000)).map((r) => [r.label, { cpuUs: r.cpuUs, wallUs: r.wallUs, walKiB: r.walBytes / 1024 }])),
+  },
+  "through-api": {
+    summary: "1,000 and 2,000 per s for 30 s each, every trigger scheduled through POST /bulk 2 s before it is due, all defaults (one run)",
+    config: defaults,
+    runs: 1,
+    once: throughApiOnce,
   },
   defaults: {
     summary: "steady and burst again with every setting at its default (one run)",

@@ -9,7 +9,6 @@ export const sizes = {
   quick: { rates: [100], seconds: 3 },
 };
 
-/** `rate` triggers due at each of `seconds` consecutive seconds. */
 /** `rate` triggers due at each second for `seconds`, after an unmeasured 5-second warm-up at the same rate. */
 export function steadyPlan(rate, seconds) {
   return { count: rate * seconds, offset: (n) => Math.floor(n / rate) * 1000, warmup: { rate, seconds: 5 } };
@@ -37,6 +36,22 @@ export async function baselineSteadyOnce(ctx, opts) {
   for (const rate of opts.rates ?? size.rates) {
     opts.log?.(`baseline steady ${rate}/s: ${opts.seconds ?? size.seconds} s`);
     out[rate] = await baselineFiring(ctx, steadyPlan(rate, opts.seconds ?? size.seconds), { concurrency: opts.config.concurrency, progress: opts.log });
+  }
+  return out;
+}
+
+/**
+ * The steady load scheduled through the api (POST /bulk each second, 2 s
+ * ahead) instead of SQL, so that storing the triggers is inside the CPU per
+ * fire: what a deployment pays for each request it is asked to send.
+ */
+export async function throughApiOnce(ctx, opts) {
+  const size = opts.quick ? sizes.quick : sizes.full;
+  const out = {};
+  for (const rate of opts.rates ?? [1000, 2000]) {
+    const seconds = opts.seconds ?? (opts.quick ? size.seconds : 30);
+    opts.log?.(`through the api ${rate}/s: ${seconds} s`);
+    out[rate] = await ttrFiring(ctx, { ...steadyPlan(rate, seconds), throughApi: { rate } }, { services: opts.config.services, progress: opts.log });
   }
   return out;
 }
