@@ -54,11 +54,12 @@ export async function waitReady(port: number, service: Service, timeoutMs = 20_0
 
 /**
  * Starts one service (`main`: its dist/main.js, from the repository root) as
- * a process of its own with exactly `env`, keeping the last lines of its
- * output; waits for its /readyz unless `ready` is false.
+ * a process of its own with exactly `env` (and `nodeFlags` before the
+ * script, such as the V8 flags it runs with in production), keeping the last
+ * lines of its output; waits for its /readyz unless `ready` is false.
  */
-export async function launchService(name: string, main: string, env: Record<string, string>, port: number, ready = true): Promise<Service> {
-  const child = spawn(process.execPath, [path.join(root, main)], { env, stdio: ["ignore", "pipe", "pipe"] });
+export async function launchService(name: string, main: string, env: Record<string, string>, port: number, ready = true, nodeFlags: string[] = []): Promise<Service> {
+  const child = spawn(process.execPath, [...nodeFlags, path.join(root, main)], { env, stdio: ["ignore", "pipe", "pipe"] });
   const service: Service = { name, child, port, output: [] };
   const keep = (c: Buffer) => {
     service.output.push(c.toString());
