@@ -69,10 +69,16 @@ export class SchedulerLoop {
     }, wait);
   }
 
-  /** One pass: what the queue lost, then due triggers and due attempts, then the periodic sweeps. */
+  /**
+   * One pass: what the queue lost, then due triggers and due attempts, then
+   * the periodic sweeps. The tick's duration (the metric) covers the firing
+   * work, which decides how soon the last trigger of a second is claimed;
+   * the sweeps that follow it every few seconds are timed apart.
+   */
   async tick(): Promise<void> {
     if (!this.deps.lease.held()) return;
     const stopTimer = this.deps.metrics.tickSeconds.startTimer();
+    let timing = true;
     const largest = this.deps.env.SCHEDULER_BATCH_SIZE;
     try {
       await this.deps.recovery.run(new Date());
@@ -92,8 +98,25 @@ export class SchedulerLoop {
       await Promise.all(enqueueing);
       this.deps.metrics.fullTags.set(full.size);
       this.wakeAt = (await nextPlannedAt(this.deps.db, new Date()))?.getTime() ?? null;
-      const now = new Date();
-      if (now.getTime() - this.lastSweep >= SWEEP_EVERY_MS) {
+      stopTimer();
+      timing = false;
+      await this.sweeps(new Date());
+      this.outage.recovered();
+    } catch (err) {
+      this.failed(err);
+    } finally {
+      if (timing) stopTimer();
+    }
+  }
+
+  /** The periodic sweeps, each when its interval has passed, timed together. */
+  private async sweeps(now: Date): Promise<void> {
+    const sweep = now.getTime() - this.lastSweep >= SWEEP_EVERY_MS;
+    const requeue = now.getTime() - this.lastRequeue >= REQUEUE_EVERY_MS;
+    if (!sweep && !requeue) return;
+    const stopTimer = this.deps.metrics.sweepSeconds.startTimer();
+    try {
+      if (sweep) {
         this.lastSweep = now.getTime();
         await reap(this.deps, now);
         await ensurePendingInstances(this.deps, now);
@@ -104,14 +127,11 @@ export class SchedulerLoop {
         this.deps.metrics.heldByTag.reset();
         for (const b of byTag) this.deps.metrics.heldByTag.set({ project: b.projectId, tag: b.tag }, b.held);
       }
-      if (now.getTime() - this.lastRequeue >= REQUEUE_EVERY_MS) {
+      if (requeue) {
         this.lastRequeue = now.getTime();
         const before = new Date(now.getTime() - STALE_AFTER_MS);
         await requeueLost(this.deps, now, before, before);
       }
-      this.outage.recovered();
-    } catch (err) {
-      this.failed(err);
     } finally {
       stopTimer();
     }

@@ -165,6 +165,9 @@ function largeFiring(a) {
     row("ticks over 200 ms", (x) => x.ticks.over200ms, (v) => fmt(v), false),
     row("ticks over 250 ms", (x) => x.ticks.over250ms, (v) => fmt(v), false),
     row("longest tick", (x) => x.ticks.maxAtMostMs, tickBound, false),
+    row("sweeps (every 5 s, after a tick)", (x) => x.sweeps?.count, (v) => fmt(v), false),
+    row("sweep mean", (x) => x.sweeps?.meanMs, (v) => fmt(v, 1, " ms")),
+    row("longest sweep", (x) => x.sweeps?.maxAtMostMs, tickBound, false),
     row("other load", (x) => x.otherCpuPct, (v) => fmt(v, 0, "%"), false),
   ]);
 }

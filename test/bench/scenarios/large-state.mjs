@@ -67,16 +67,17 @@ const PAGE = 50;
 // ---- firing windows ----------------------------------------------------------
 
 const TICK = "ttr_scheduler_tick_duration_seconds";
+const SWEEP = "ttr_scheduler_sweep_duration_seconds";
 
-/** The scheduler's tick histogram: cumulative bucket counts by upper bound (s), sum and count. */
-async function scrapeTicks(sys) {
+/** A histogram of the scheduler's (its ticks by default): cumulative bucket counts by upper bound (s), sum and count. */
+async function scrapeTicks(sys, name = TICK) {
   const text = await fetch(`http://127.0.0.1:${sys.scheduler.port}/metrics`).then((r) => r.text());
   const buckets = new Map();
   let sum = 0;
   let count = 0;
   // Lines carry the registry's default labels (service="scheduler") beside le.
   for (const line of text.split("\n")) {
-    const m = new RegExp(`^${TICK}_(bucket|sum|count)(?:\\{([^}]*)\\})? (\\S+)$`).exec(line);
+    const m = new RegExp(`^${name}_(bucket|sum|count)(?:\\{([^}]*)\\})? (\\S+)$`).exec(line);
     if (!m) continue;
     const value = Number(m[3]);
     if (m[1] === "sum") sum = value;
@@ -86,7 +87,7 @@ async function scrapeTicks(sys) {
       if (le) buckets.set(le === "+Inf" ? Number.POSITIVE_INFINITY : Number(le), value);
     }
   }
-  if (buckets.size === 0) throw new Error(`the scheduler's /metrics has no ${TICK} histogram`);
+  if (buckets.size === 0) throw new Error(`the scheduler's /metrics has no ${name} histogram`);
   return { buckets, sum, count };
 }
 
@@ -160,6 +161,7 @@ async function fireWindow(env, w) {
   const meter = await cpuMeter({ ...ttrGroups(sys), ...serverGroups(db) });
   await sleep(t0 - Date.now());
   const ticks0 = await scrapeTicks(sys);
+  const sweeps0 = await scrapeTicks(sys, SWEEP);
   await meter.reset();
   const machine0 = machineCpuMs();
   const own0 = process.cpuUsage();
@@ -170,6 +172,7 @@ async function fireWindow(env, w) {
   const complete = await sink.waitFor(target, { deadline: lastDue + 300_000 });
   w.endedAt = Date.now();
   const ticks1 = await scrapeTicks(sys);
+  const sweeps1 = await scrapeTicks(sys, SWEEP);
   const cpu = await meter.read();
   const wallMs = Date.now() - wall0;
   const own = process.cpuUsage(own0);
@@ -184,6 +187,7 @@ async function fireWindow(env, w) {
     duplicated: f.duplicated,
     lateness: { p50: f.lateness.p50, p99: f.lateness.p99, max: f.lateness.max },
     ticks: tickFigures(ticks0, ticks1),
+    sweeps: tickFigures(sweeps0, sweeps1),
     otherCpuPct: (100 * (machineCpuMs() - machine0 - ours)) / wallMs,
   };
   if (!complete) out.tail = sys.procs.map((p) => `--- ${p.name}\n${p.tail()}`).join("\n");
