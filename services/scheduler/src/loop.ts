@@ -86,13 +86,21 @@ export class SchedulerLoop {
       // instead of waiting for the next tick.
       const full = new Set<string>();
       const enqueueing: Array<Promise<void>> = [];
-      for (let batch = Math.min(FIRST_BATCH, largest); ; batch = Math.min(batch * 2, largest)) {
+      // After the first round, held attempts are looked at again only while
+      // the last look released some, and due attempts only while promoting
+      // planned some or the last look was full: with nothing tagged due,
+      // a round is one transaction instead of three.
+      let released = 0;
+      let dispatched = 0;
+      let previous = 0; // the last round's batch; 0 before the first
+      for (let batch = Math.min(FIRST_BATCH, largest); ; previous = batch, batch = Math.min(batch * 2, largest)) {
         const now = new Date();
-        const { promoted, enqueued } = await promoteBatch(this.deps, now, batch);
+        const first = previous === 0;
+        const { promoted, admissible, enqueued } = await promoteBatch(this.deps, now, batch);
         enqueueing.push(enqueued);
         // Held attempts first: they are older than anything promoted now.
-        const released = await dispatchHeld(this.deps, now, full, batch);
-        const dispatched = await dispatchBatch(this.deps, now, full, batch);
+        released = first || released > 0 ? await dispatchHeld(this.deps, now, full, batch) : 0;
+        dispatched = first || admissible > 0 || dispatched >= previous ? await dispatchBatch(this.deps, now, full, batch) : 0;
         if (!this.active || (promoted < batch && dispatched < batch && released === 0)) break;
       }
       await Promise.all(enqueueing);

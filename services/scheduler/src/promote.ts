@@ -9,11 +9,12 @@ import { enqueue } from "./dispatch.js";
 import { planNextInstances } from "./recurring.js";
 
 /**
- * Claims one batch of at most `limit`; returns how many triggers it claimed, and the enqueueing
+ * Claims one batch of at most `limit`; returns how many triggers it claimed,
+ * how many of their attempts wait for admission (tagged), and the enqueueing
  * of the untagged ones, left running so that the next batch can be claimed
  * meanwhile (a job lost to a failure here is enqueued again by QueueRecovery).
  */
-export async function promoteBatch(deps: Deps, now: Date, limit: number): Promise<{ promoted: number; enqueued: Promise<void> }> {
+export async function promoteBatch(deps: Deps, now: Date, limit: number): Promise<{ promoted: number; admissible: number; enqueued: Promise<void> }> {
   const { promoted, instances } = await fenced(deps, async (tx) => {
     const promoted = await promoteDue(tx, now, limit);
     const generatorIds = promoted.flatMap((p) => (p.generatorId ? [p.generatorId] : []));
@@ -30,5 +31,5 @@ export async function promoteBatch(deps: Deps, now: Date, limit: number): Promis
   );
   deps.metrics.promoted.inc(promoted.length);
   deps.metrics.instances.inc(instances);
-  return { promoted: promoted.length, enqueued };
+  return { promoted: promoted.length, admissible: promoted.length - ready.length, enqueued };
 }
