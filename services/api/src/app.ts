@@ -17,6 +17,7 @@ import { openApiRoutes } from "./routes/openapi.js";
 import { scheduleRoute } from "./routes/schedule.js";
 import { sessionRoutes } from "./routes/session.js";
 import { tagPoliciesRoutes } from "./routes/tag-policies.js";
+import { Scheduling } from "./schedule/call.js";
 
 export function createApp(deps: Deps): express.Express {
   const app = express();
@@ -71,7 +72,9 @@ export function createApp(deps: Deps): express.Express {
   const authFailures = new AuthFailureBudget(deps.authFailuresPerMinute ?? 600);
   app.use(authFailures.gate);
 
-  app.all("/schedule", scheduleRoute(deps));
+  // /schedule's checks and writes (schedule/call.ts), which other routes can share.
+  const scheduling = new Scheduling(deps);
+  app.all("/schedule", scheduleRoute(deps, scheduling));
   app.delete("/cancel", cancelRoute(deps));
   app.post("/declare", declareRoute(deps));
   app.post("/bulk", bulkRoute(deps));
