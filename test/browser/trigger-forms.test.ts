@@ -6,16 +6,14 @@
 // confirmation; a one-shot is edited and cancelled too. Every check ends in
 // what the page sent, what the API and the database hold, or what the
 // target received.
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { randomBytes } from "node:crypto";
-import type { Locator, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@ttr/db";
 import { instancesOf } from "../support/rows.js";
 import { startSystem, type System } from "../support/system.js";
 import { startTarget, type Target } from "../support/target.js";
-import { type Browser, openBrowser } from "./browser.js";
+import { axeViolations, type Browser, berlinLocal, openBrowser, recordCalls, type SentCall, signInPage, waitText } from "./browser.js";
 
 let sys: System;
 let target: Target;
@@ -24,7 +22,7 @@ let page: Page;
 const email = `forms-${randomBytes(3).toString("hex")}@example.com`;
 const password = "a long enough password";
 /** The page's POST, PUT and DELETE calls, in order. */
-const sent: Array<{ method: string; path: string; body: unknown }> = [];
+let sent: SentCall[] = [];
 
 beforeAll(async () => {
   target = await startTarget();
@@ -32,16 +30,8 @@ beforeAll(async () => {
   await createUser(sys.db, sys.projectId, email, password);
   browser = await openBrowser();
   page = browser.page;
-  page.on("request", (r) => {
-    if (["POST", "PUT", "DELETE"].includes(r.method())) {
-      sent.push({ method: r.method(), path: new URL(r.url()).pathname, body: r.postData() ? JSON.parse(r.postData()!) : null });
-    }
-  });
-  await page.goto(`${sys.base}/dashboard/`);
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByRole("heading", { level: 1, name: "e2e" }).waitFor();
+  sent = recordCalls(page, ["POST", "PUT", "DELETE"]);
+  await signInPage(page, sys.base, email, password);
 }, 90_000);
 
 afterAll(async () => {
@@ -50,29 +40,8 @@ afterAll(async () => {
   await target?.close();
 });
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const T = 60_000;
 const dashboard = (p = "") => `${sys.base}/dashboard${p}`;
-
-async function waitText(locator: Locator, text: string | RegExp, timeout = 20_000): Promise<void> {
-  const pattern = typeof text === "string" ? new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")) : text;
-  await locator.filter({ hasText: pattern }).first().waitFor({ timeout });
-}
-
-/** An instant as the viewer (Europe/Berlin, see browser.ts) types it into a datetime-local input, to the second. */
-function berlinLocal(d: Date): string {
-  return new Intl.DateTimeFormat("sv-SE", {
-    timeZone: "Europe/Berlin",
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-  })
-    .format(d)
-    .replace(" ", "T");
-}
 
 async function stored(id: string): Promise<Record<string, any>> {
   const res = await sys.call("GET", `/triggers/${id}`, { "ttr-api-key": sys.apiKey });
@@ -87,14 +56,7 @@ async function shownId(): Promise<string> {
 }
 
 async function checkAxe(name: string): Promise<void> {
-  await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    type Rule = { id: string; nodes: Array<{ target: unknown[] }> };
-    const axe = (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: Rule[] }> } }).axe;
-    const result = await axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
-    return result.violations.map((v) => `${v.id} ×${v.nodes.length} at ${JSON.stringify(v.nodes[0]?.target)}`);
-  });
-  expect(violations, name).toEqual([]);
+  expect(await axeViolations(page), name).toEqual([]);
 }
 
 const form = () => page.locator("form.trigger-form");
@@ -123,7 +85,7 @@ describe("creating, editing and cancelling triggers in the dashboard", () => {
     await page.locator("#t-header-name-0").fill("X-From");
     await page.locator("#t-header-value-0").fill("dashboard");
     await form().getByLabel("Body").fill('{"hello":"form"}');
-    await form().getByLabel(/^Date and time/).fill(berlinLocal(at));
+    await form().getByLabel(/^Date and time/).fill(berlinLocal(at, true));
     await form().getByLabel(/^If this time has passed/).check();
     await form().getByLabel("Tags").fill("forms, eu");
     await form().getByLabel("Title").fill("Made with the form");
