@@ -4,15 +4,13 @@
 // range, each counted first; a recurring trigger's next runs with their UTC
 // offsets (docs/dashboard.md). Every check ends in what the
 // API and the database hold, or in what the target received.
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { randomBytes } from "node:crypto";
-import type { Locator, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@ttr/db";
 import { startSystem, type System } from "../support/system.js";
 import { startTarget, type Target } from "../support/target.js";
-import { type Browser, openBrowser } from "./browser.js";
+import { axeViolations, type Browser, berlinLocal, openBrowser, recordCalls, type SentCall, signInPage, waitText } from "./browser.js";
 
 let sys: System;
 let target: Target;
@@ -21,7 +19,7 @@ let page: Page;
 const email = `actions-${randomBytes(3).toString("hex")}@example.com`;
 const password = "a long enough password";
 /** Bodies of the page's POST and PUT calls, by path. */
-const sent: Array<{ method: string; path: string; body: unknown }> = [];
+let sent: SentCall[] = [];
 
 beforeAll(async () => {
   target = await startTarget();
@@ -31,16 +29,8 @@ beforeAll(async () => {
   await createUser(sys.db, sys.projectId, email, password);
   browser = await openBrowser();
   page = browser.page;
-  page.on("request", (r) => {
-    if (r.method() === "POST" || r.method() === "PUT") {
-      sent.push({ method: r.method(), path: new URL(r.url()).pathname, body: r.postData() ? JSON.parse(r.postData()!) : null });
-    }
-  });
-  await page.goto(`${sys.base}/dashboard/`);
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByRole("heading", { level: 1, name: "e2e" }).waitFor();
+  sent = recordCalls(page, ["POST", "PUT"]);
+  await signInPage(page, sys.base, email, password);
 }, 90_000);
 
 afterAll(async () => {
@@ -49,7 +39,6 @@ afterAll(async () => {
   await target?.close();
 });
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const T = 60_000;
 const dashboard = (p = "") => `${sys.base}/dashboard${p}`;
 const key = () => ({ "ttr-api-key": sys.apiKey, "Content-Type": "application/json" });
@@ -58,11 +47,6 @@ async function schedule(path: string, tags: string, title: string): Promise<stri
   const res = await sys.call("POST", "/schedule", { "ttr-api-key": sys.apiKey, "ttr-url": `${target.base}${path}`, "ttr-scheduled-at": "now", "ttr-tags": tags, "ttr-title": title });
   expect(res.status, res.text).toBe(200);
   return res.json().triggerId as string;
-}
-
-async function waitText(locator: Locator, text: string | RegExp, timeout = 20_000): Promise<void> {
-  const pattern = typeof text === "string" ? new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")) : text;
-  await locator.filter({ hasText: pattern }).first().waitFor({ timeout });
 }
 
 async function policies(): Promise<Array<Record<string, unknown>>> {
@@ -81,20 +65,6 @@ async function deadLetterTriggers(): Promise<string[]> {
   const res = await sys.call("GET", "/executions?deadLetterOnly=true&limit=100", { "ttr-api-key": sys.apiKey });
   expect(res.status).toBe(200);
   return (res.json().executions as Array<{ triggerId: string }>).map((e) => e.triggerId);
-}
-
-/** An instant (whole minutes) as the viewer (Europe/Berlin, see browser.ts) types it into a datetime-local input. */
-function berlinLocal(d: Date): string {
-  return new Intl.DateTimeFormat("sv-SE", {
-    timeZone: "Europe/Berlin",
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-  })
-    .format(d)
-    .replace(" ", "T");
 }
 
 const deadRow = (id: string) => page.locator(`[data-testid=dead-letter-row][data-trigger="${id}"]`);
@@ -237,16 +207,7 @@ describe("dashboard actions", () => {
     const [billing] = (await policies()).filter((p) => p.tag === "billing");
     const paused = await sys.call("PUT", `/tag-policies/${billing!.id}`, key(), JSON.stringify({ paused: true }));
     expect(paused.status).toBe(200);
-    const check = async (name: string) => {
-      await page.evaluate(AXE);
-      const violations = await page.evaluate(async () => {
-        type Rule = { id: string; nodes: Array<{ target: unknown[] }> };
-        const axe = (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: Rule[] }> } }).axe;
-        const result = await axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
-        return result.violations.map((v) => `${v.id} ×${v.nodes.length} at ${JSON.stringify(v.nodes[0]?.target)}`);
-      });
-      expect(violations, name).toEqual([]);
-    };
+    const check = async (name: string) => expect(await axeViolations(page), name).toEqual([]);
     await page.goto(dashboard("/tag-policies"));
     await waitText(page.locator('[data-testid=policy][data-tag="billing"] .badge'), "Paused");
     await check("/tag-policies");

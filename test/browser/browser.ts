@@ -1,11 +1,12 @@
 // Debian's Chromium driven by playwright-core, for the dashboard's browser
 // tests. `npm test` installs Chromium when it is missing (scripts/test.mjs);
 // without it these tests fail with a message rather than being skipped.
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { type BrowserContext, chromium, type Locator, type Page } from "playwright-core";
 
 export const CHROMIUM = "/usr/bin/chromium";
 
@@ -75,4 +76,65 @@ export async function openBrowser(viewport = { width: 1280, height: 860 }): Prom
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+// ---- what several browser tests do -----------------------------------------
+
+/** Waits until the locator's text contains `text`, case and all (the page refreshes by itself). */
+export async function waitText(locator: Locator, text: string | RegExp, timeout = 20_000): Promise<void> {
+  const pattern = typeof text === "string" ? new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")) : text;
+  await locator.filter({ hasText: pattern }).first().waitFor({ timeout });
+}
+
+/** Signs in on the sign-in form at `<base>/dashboard/` and waits for the overview of the project. */
+export async function signInPage(page: Page, base: string, email: string, password: string, projectName = "e2e"): Promise<void> {
+  await page.goto(`${base}/dashboard/`);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { level: 1, name: projectName }).waitFor();
+}
+
+/** An instant as the viewer (Europe/Berlin, see openBrowser) types it into a datetime-local input; to the minute unless `seconds`. */
+export function berlinLocal(d: Date, seconds = false): string {
+  return new Intl.DateTimeFormat("sv-SE", {
+    timeZone: "Europe/Berlin",
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: seconds ? "2-digit" : undefined,
+  })
+    .format(d)
+    .replace(" ", "T");
+}
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/** The page's WCAG 2 A and AA violations as axe-core finds them, one line each (rule, count, first place). */
+export async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  return page.evaluate(async () => {
+    type Rule = { id: string; nodes: Array<{ target: unknown[] }> };
+    const axe = (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: Rule[] }> } }).axe;
+    const result = await axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
+    return result.violations.map((v) => `${v.id} ×${v.nodes.length} at ${JSON.stringify(v.nodes[0]?.target)}`);
+  });
+}
+
+export interface SentCall {
+  method: string;
+  path: string;
+  /** the JSON body, or null for none */
+  body: unknown;
+}
+
+/** Records the page's requests with these methods from now on, in order. */
+export function recordCalls(page: Page, methods: string[]): SentCall[] {
+  const sent: SentCall[] = [];
+  page.on("request", (r) => {
+    if (methods.includes(r.method())) sent.push({ method: r.method(), path: new URL(r.url()).pathname, body: r.postData() ? JSON.parse(r.postData()!) : null });
+  });
+  return sent;
 }

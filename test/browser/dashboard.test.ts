@@ -6,12 +6,12 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { randomBytes } from "node:crypto";
-import type { Locator, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@ttr/db";
 import { startSystem, type System } from "../support/system.js";
 import { startTarget, type Target } from "../support/target.js";
-import { type Browser, openBrowser } from "./browser.js";
+import { type Browser, openBrowser, waitText } from "./browser.js";
 
 let sys: System;
 let target: Target;
@@ -45,12 +45,6 @@ async function schedule(path: string, headers: Record<string, string> = {}, body
   const res = await sys.call("POST", "/schedule", { "ttr-api-key": sys.apiKey, "ttr-url": `${target.base}${path}`, "ttr-scheduled-at": "now", ...headers }, body);
   expect(res.status, res.text).toBe(200);
   return res.json().triggerId as string;
-}
-
-/** Waits until the locator's text contains `text`, case and all (the page refreshes by itself). */
-async function waitText(locator: Locator, text: string | RegExp, timeout = 20_000): Promise<void> {
-  const pattern = typeof text === "string" ? new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")) : text;
-  await locator.filter({ hasText: pattern }).first().waitFor({ timeout });
 }
 
 const nav = (name: string) => page.getByRole("navigation", { name: "Main" }).getByRole("link", { name, exact: true });

@@ -28,6 +28,7 @@ import type {
   TagPolicyCreate,
   TagPolicyList,
   TagPolicyUpdate,
+  TriggerBody,
   TriggerDetail,
   TriggerList,
 } from "./types.js";
@@ -133,6 +134,29 @@ export class TtrClient {
   /** One trigger with its executions by attempt number (`GET /triggers/{id}`). */
   getTrigger(id: string, call: CallOptions = {}): Promise<TriggerDetail> {
     return this.http.json({ method: "GET", path: `/triggers/${enc(id)}`, signal: call.signal });
+  }
+
+  /**
+   * Creates a trigger from fields rather than headers (`POST /triggers`, what
+   * the dashboard's New trigger form sends): `/schedule`'s checks, rules,
+   * answer and quota unit. A session or an API key.
+   */
+  createTrigger(trigger: TriggerBody, call: CallOptions = {}): Promise<ScheduleResult> {
+    return this.http.json({ method: "POST", path: "/triggers", json: trigger, signal: call.signal });
+  }
+
+  /**
+   * Replaces a registered one-shot (a date or `now`) or an active recurring
+   * trigger (`cron(...)`) with `trigger` (`PUT /triggers/{id}`): `/schedule`
+   * with `ttr-trigger-id`, one quota unit.
+   */
+  editTrigger(id: string, trigger: TriggerBody, call: CallOptions = {}): Promise<ScheduleResult> {
+    return this.http.json({ method: "PUT", path: `/triggers/${enc(id)}`, json: trigger, signal: call.signal });
+  }
+
+  /** Cancels a trigger or recurring trigger by ID, as `/cancel` does (`DELETE /triggers/{id}`). */
+  async cancelTrigger(id: string, call: CallOptions = {}): Promise<void> {
+    await this.http.empty({ method: "DELETE", path: `/triggers/${enc(id)}`, signal: call.signal });
   }
 
   /** Sends a completed trigger's request again, as a `replay` attempt (`POST /triggers/{id}/replay`). */

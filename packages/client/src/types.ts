@@ -31,6 +31,7 @@ export type TriggerList = Schemas["TriggerList"];
 export type TriggerDetail = Schemas["TriggerDetail"];
 export type ExecutionList = Schemas["ExecutionList"];
 export type ExecutionAnswer = Schemas["ExecutionAnswer"];
+export type TriggerBody = Schemas["TriggerBody"];
 export type DeadLetterSelection = Schemas["DeadLetterSelection"];
 export type DeadLetterBulkResult = Schemas["DeadLetterBulkResult"];
 export type LoginBody = Schemas["LoginBody"];

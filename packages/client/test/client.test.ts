@@ -119,6 +119,28 @@ describe("cancel, declare, bulk", () => {
   });
 });
 
+describe("createTrigger, editTrigger, cancelTrigger: the dashboard's fields", () => {
+  it("creates from fields, edits by ID, cancels by ID; refusals are TtrErrors", async () => {
+    const made = await ttr.createTrigger({ url: target, method: "post", headers: { "X-A": "1" }, body: "hi", scheduledAt: "2099-01-01", tags: ["billing"], title: "From fields" });
+    expect(made).toMatchObject({ operation: "schedule", kind: "job", scheduledAt: "2099-01-01T00:00:00.000Z" });
+    expect(await triggerById(api.db, made.triggerId)).toMatchObject({ method: "POST", headers: [["X-A", "1"]], tags: ["billing"], title: "From fields" });
+
+    const edited = await ttr.editTrigger(made.triggerId, { url: `${target}/2`, scheduledAt: "2099-01-02" });
+    expect(edited).toMatchObject({ triggerId: made.triggerId, operation: "reschedule" });
+    expect((await triggerById(api.db, made.triggerId))?.url).toBe(`${target}/2`);
+    await expect(ttr.editTrigger(made.triggerId, { url: target, scheduledAt: "cron(0 * * * *)" })).rejects.toMatchObject({
+      status: 404,
+      _tag: "NotFound",
+      message: "Generator not found",
+    });
+
+    await expect(ttr.cancelTrigger(made.triggerId)).resolves.toBeUndefined();
+    expect((await triggerById(api.db, made.triggerId))?.status).toBe("cancelled");
+    await expect(ttr.cancelTrigger(made.triggerId)).rejects.toMatchObject({ status: 410, _tag: "Gone", message: "Job is no longer cancellable (status=cancelled)" });
+    await expect(ttr.createTrigger({ url: "relative", scheduledAt: "now" })).rejects.toMatchObject({ status: 400, message: "Invalid URL: relative" });
+  });
+});
+
 describe("tag policies", () => {
   it("create, list, change, delete", async () => {
     const { tagPolicy } = await ttr.putTagPolicy({ tag: "emails", maxConcurrent: 2, retryStrategy: "fixed", retryInitialDelaySeconds: 30 });

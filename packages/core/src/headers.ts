@@ -40,10 +40,13 @@ export function forwardedHeaders(rawHeaders: readonly string[]): HeaderPairs {
       for (const token of value.split(",")) named.add(token.trim().toLowerCase());
     }
   }
-  return pairs.filter(([name]) => {
-    const lower = name.toLowerCase();
-    return !lower.startsWith("ttr-") && !CONNECTION_LEVEL.has(lower) && !named.has(lower);
-  });
+  return pairs.filter(([name]) => isForwardedName(name) && !named.has(name.toLowerCase()));
+}
+
+/** Whether a header of this name can be stored and sent with a /schedule trigger: neither `ttr-` nor connection-level. */
+export function isForwardedName(name: string): boolean {
+  const lower = name.toLowerCase();
+  return !lower.startsWith("ttr-") && !CONNECTION_LEVEL.has(lower);
 }
 
 /** Pairs as an object for display; repeated names are joined with `, `. */

@@ -17,6 +17,8 @@ import { openApiRoutes } from "./routes/openapi.js";
 import { scheduleRoute } from "./routes/schedule.js";
 import { sessionRoutes } from "./routes/session.js";
 import { tagPoliciesRoutes } from "./routes/tag-policies.js";
+import { triggerEditRoutes } from "./routes/trigger-edits.js";
+import { Scheduling } from "./schedule/call.js";
 
 export function createApp(deps: Deps): express.Express {
   const app = express();
@@ -71,13 +73,16 @@ export function createApp(deps: Deps): express.Express {
   const authFailures = new AuthFailureBudget(deps.authFailuresPerMinute ?? 600);
   app.use(authFailures.gate);
 
-  app.all("/schedule", scheduleRoute(deps));
+  // /schedule and the dashboard's POST and PUT /triggers share one path (schedule/call.ts).
+  const scheduling = new Scheduling(deps);
+  app.all("/schedule", scheduleRoute(deps, scheduling));
   app.delete("/cancel", cancelRoute(deps));
   app.post("/declare", declareRoute(deps));
   app.post("/bulk", bulkRoute(deps));
   // Dashboard session API (docs/api/dashboard-api.md)
   app.use(sessionRoutes(deps));
   app.use(dashboardRoutes(deps));
+  app.use(triggerEditRoutes(deps, scheduling));
   // Dead letters in bulk (docs/api/dead-letters.md)
   app.use(deadLetterRoutes(deps));
 

@@ -83,6 +83,20 @@ const jsonBodies = fc.oneof(
   fc.record({ tag: fc.oneof(junk, fc.constant("fuzz")), items: fc.oneof(fc.array(item, { maxLength: 4 }), fc.jsonValue()), runMissed: fc.jsonValue() }, { requiredKeys: [] }),
   fc.record({ upserts: fc.oneof(fc.array(item, { maxLength: 4 }), fc.jsonValue()), cancels: fc.array(fc.oneof(junk, fc.record({ id: uuidLike, customKey: junk, tag: junk }, { requiredKeys: [] })), { maxLength: 3 }) }, { requiredKeys: [] }),
   fc.record({ email: fc.oneof(fc.emailAddress(), junk), password: junk }, { requiredKeys: [] }),
+  fc.record(
+    {
+      url: fc.oneof(urls, fc.jsonValue()),
+      scheduledAt: fc.oneof(dates, crons.map((c) => `cron(${c})`), fc.jsonValue()),
+      method: fc.constantFrom("GET", "POST", "delete", "BREW", "GE T", "", "\r\n"),
+      headers: fc.oneof(fc.dictionary(headerText(8), headerText(8), { maxKeys: 3 }), fc.jsonValue()),
+      body: fc.oneof(junk, fc.jsonValue()),
+      customKey: fc.oneof(junk, fc.constant(null)),
+      tags: fc.oneof(fc.array(junk, { maxLength: 3 }), fc.jsonValue()),
+      title: fc.oneof(junk, fc.constant(null)),
+      runMissed: fc.jsonValue(),
+    },
+    { requiredKeys: [] },
+  ),
   fc.record({ tag: junk, throughput: fc.jsonValue(), concurrency: fc.jsonValue(), timeoutSeconds: fc.jsonValue(), retry: fc.jsonValue() }, { requiredKeys: [] }),
   fc.jsonValue(),
 ).map((v) => JSON.stringify(v) ?? "null");
@@ -100,7 +114,8 @@ const ROUTES: Array<[string, string]> = [
   ["GET", "/tag-policies"], ["POST", "/tag-policies"], ["GET", "/tag-policies/:policy"], ["PUT", "/tag-policies/:policy"],
   ["PATCH", "/tag-policies/:policy"], ["DELETE", "/tag-policies/:policy"], ["DELETE", "/tag-policies/:uuid"],
   ["POST", "/auth/login"], ["POST", "/auth/logout"], ["GET", "/project"], ["GET", "/triggers"], ["GET", "/triggers/:trigger"],
-  ["GET", "/triggers/:uuid"], ["POST", "/triggers/:trigger/replay"], ["POST", "/triggers/:trigger/retry"], ["GET", "/executions"],
+  ["GET", "/triggers/:uuid"], ["POST", "/triggers"], ["PUT", "/triggers/:trigger"], ["PUT", "/triggers/:uuid"],
+  ["DELETE", "/triggers/:uuid"], ["POST", "/triggers/:trigger/replay"], ["POST", "/triggers/:trigger/retry"], ["GET", "/executions"],
   ["GET", "/stats"], ["GET", "/dashboard"], ["GET", "/dashboard/deep/link"], ["GET", "/healthz"], ["GET", "/readyz"], ["GET", "/metrics"],
   ["POST", "/dead-letters/replay"], ["POST", "/dead-letters/discard"], ["GET", "/openapi.json"], ["GET", "/reference"],
 ];

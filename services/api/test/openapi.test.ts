@@ -118,6 +118,11 @@ describe("every documented operation, live", () => {
     for (const path of ["/triggers", `/triggers/${id}`, "/executions", "/project", "/stats"]) expect((await s.call("GET", path)).status, path).toBe(200);
     expect((await s.call("POST", `/triggers/${id}/replay`)).status).toBe(202);
     expect((await s.call("POST", `/triggers/${await completed()}/retry`)).status).toBe(202);
+    const made = await s.call("POST", "/triggers", {}, { url: "http://127.0.0.1:9/made", scheduledAt: "2099-01-01T00:00:00Z" });
+    expect(made.status).toBe(200);
+    const edited = await s.call("PUT", `/triggers/${made.json().triggerId}`, {}, { url: "http://127.0.0.1:9/edited", scheduledAt: "2099-01-02" });
+    expect(edited.status).toBe(200);
+    expect((await s.call("DELETE", `/triggers/${made.json().triggerId}`)).status).toBe(204);
     expect((await s.call("POST", "/dead-letters/replay", {}, { dryRun: true })).status).toBe(200);
     expect((await api.call("POST", "/dead-letters/discard", json, JSON.stringify({ tag: "t" }))).status).toBe(200);
 

@@ -216,7 +216,11 @@ export interface paths {
          */
         get: operations["listTriggers"];
         put?: never;
-        post?: never;
+        /**
+         * Create a trigger
+         * @description `/schedule` with a JSON body: the same checks in the same order, the same rules (a custom key reschedules its pending trigger) and the same answer. Uses one unit of the monthly quota.
+         */
+        post: operations["createTrigger"];
         delete?: never;
         options?: never;
         head?: never;
@@ -238,9 +242,17 @@ export interface paths {
          * @description The trigger and its executions by attempt number (none for a recurring trigger).
          */
         get: operations["getTrigger"];
-        put?: never;
+        /**
+         * Edit a trigger
+         * @description `/schedule` with `ttr-trigger-id`: a date or `now` edits a registered one-shot, `cron(...)` an active recurring trigger, which gets a new pending instance. The whole trigger is replaced by the body. Uses one unit of the monthly quota.
+         */
+        put: operations["editTrigger"];
         post?: never;
-        delete?: never;
+        /**
+         * Cancel a trigger
+         * @description `/cancel` by ID: a registered, skipped or retrying one-shot, or an active recurring trigger with its pending instance. A queued or running trigger is not cancelled (410) and still fires. Uses no quota.
+         */
+        delete: operations["cancelTrigger"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1011,6 +1023,29 @@ export interface components {
             executions: components["schemas"]["Execution"][];
             /** @description Pass as `cursor` for the next page; null on the last page. Opaque. */
             nextCursor: string | null;
+        };
+        /** @description A trigger to create (`POST /triggers`) or the new version of one (`PUT /triggers/{id}`): what `/schedule` reads from its method, `ttr-` headers, other headers and body, as fields. Unknown fields are ignored. */
+        TriggerBody: {
+            /** @description The absolute URL to send the request to (`ttr-url`). */
+            url: string;
+            /** @description The HTTP method it is sent with; upper-cased. `GET` when omitted or empty. */
+            method?: string;
+            /** @description Headers sent with it, names as written. No `ttr-` or connection-level names (Connection, Host, Content-Length, …); values without line breaks, in Latin-1. */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description Sent as UTF-8 bytes, up to 1 MiB; empty or null: no body. Not with GET, HEAD or OPTIONS. */
+            body?: string | null;
+            /** @description When, in the grammar of `ttr-scheduled-at`: an ISO 8601 date or date-time, `now`, either with pipe operations (`now | add 1h`), or `cron(<five fields>[, <IANA time zone>])`. */
+            scheduledAt: string;
+            /** @description `ttr-custom-key`: an idempotency key; empty or null: none. */
+            customKey?: string | null;
+            /** @description `ttr-tags`: up to 10, each 1 to 50 of a-z, 0-9, `_`, `-`. */
+            tags?: string[];
+            /** @description `ttr-title`: a label, at most 200 characters. */
+            title?: string | null;
+            /** @description `ttr-run-missed`: `true` sends a past-dated one-shot at once instead of storing it as skipped. */
+            runMissed?: boolean;
         };
         ExecutionAnswer: {
             execution: components["schemas"]["Execution"];
@@ -2421,6 +2456,72 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    createTrigger: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TriggerBody"];
+            };
+        };
+        responses: {
+            /** @description The trigger was created or, by its custom key, updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleResult"];
+                };
+            };
+            /** @description Checked in this order, the first failure reported: the body's format (not JSON, a field of the wrong type, `Invalid method: <method>`, `Invalid header name: <name>`, `Header <name> cannot be stored: …`, `Invalid value for header <name>: …`, `A <METHOD> request carries no body: …`); then as on `/schedule`: `Invalid URL: <url>`, `Maximum 10 tags allowed`, `Tag too long (max 50 chars): <tag>`, `Invalid tag (only a-z 0-9 _ - allowed): <tag>`, `Title too long (max 200 chars)`, `Custom key too long (max 500 chars)`; then, after the credentials, `Invalid date: <date>`, `Unknown pipe operation: <op>`, `Invalid duration: <amount>` or `Invalid cron expression: <details>`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description No live session and no valid API key: `Unauthorized`, or `Invalid api key` for an unknown key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description `Monthly quota of <limit> triggers exceeded`. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuotaExceededError"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            /** @description The request is over 4 MiB, or its `body` over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyFailedAuthentications"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     getTrigger: {
         parameters: {
             query?: never;
@@ -2461,6 +2562,146 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            429: components["responses"]["TooManyFailedAuthentications"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    editTrigger: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A trigger's or recurring trigger's ID. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TriggerBody"];
+            };
+        };
+        responses: {
+            /** @description The trigger was updated (or, as on `/schedule`, the pending trigger holding the custom key). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleResult"];
+                };
+            };
+            /** @description Checked in this order, the first failure reported: the body's format (not JSON, a field of the wrong type, `Invalid method: <method>`, `Invalid header name: <name>`, `Header <name> cannot be stored: …`, `Invalid value for header <name>: …`, `A <METHOD> request carries no body: …`); then as on `/schedule`: `Invalid URL: <url>`, `Maximum 10 tags allowed`, `Tag too long (max 50 chars): <tag>`, `Invalid tag (only a-z 0-9 _ - allowed): <tag>`, `Title too long (max 200 chars)`, `Custom key too long (max 500 chars)`; then, after the credentials, `Invalid date: <date>`, `Unknown pipe operation: <op>`, `Invalid duration: <amount>` or `Invalid cron expression: <details>`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description No live session and no valid API key: `Unauthorized`, or `Invalid api key` for an unknown key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description `Monthly quota of <limit> triggers exceeded`. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuotaExceededError"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            /** @description `Trigger not found` (a date or `now`, and no one-shot has this ID) or `Generator not found` (`cron(...)`, and no recurring trigger has it). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `Job is no longer in registered state` or `Generator is no longer active`. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GoneError"];
+                };
+            };
+            /** @description The request is over 4 MiB, or its `body` over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyFailedAuthentications"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    cancelTrigger: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A trigger's or recurring trigger's ID. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancelled. No body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No live session and no valid API key: `Unauthorized`, or `Invalid api key` for an unknown key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            /** @description `Job not found`, for one-shots and recurring triggers alike. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `Generator already cancelled` or `Job is no longer cancellable (status=<status>)`. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GoneError"];
                 };
             };
             429: components["responses"]["TooManyFailedAuthentications"];

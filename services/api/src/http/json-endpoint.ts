@@ -5,7 +5,7 @@
 import type { Request } from "express";
 import type { ErrorObject } from "ajv";
 import type Joi from "joi";
-import { ApiError, emptyBadRequest, invalidApiKey, unauthorized } from "@ttr/core";
+import { ApiError, badRequest, emptyBadRequest, invalidApiKey, unauthorized } from "@ttr/core";
 import { scanBody, type Shape } from "../declare/scan.js";
 import { pathText } from "../declare/scan-shapes.js";
 import type { Deps } from "../deps.js";
@@ -39,6 +39,15 @@ export async function readJson(req: Request, limit: number, limitText: string): 
   }
 }
 
+/** readJson for the dashboard's own endpoints: a body that is not JSON is a 400 with `{_tag, message}`. */
+export async function readJsonWithMessage(req: Request, limit: number, limitText: string): Promise<unknown> {
+  try {
+    return await readJson(req, limit, limitText);
+  } catch (err) {
+    throw err instanceof ApiError && err.emptyBody ? badRequest(err.message) : err;
+  }
+}
+
 /**
  * Reads a /declare or /bulk body and checks its JSON and shape without
  * building it (declare/scan.ts): anything else is a 400 with an empty body
@@ -61,6 +70,16 @@ export function built<T>(check: CompiledCheck<T>, bytes: Buffer): T {
 export function shaped<T>(schema: Joi.Schema<T>, body: unknown): T {
   const { value, error } = schema.validate(body, { abortEarly: true, convert: false });
   if (error) throw emptyBadRequest(joiReason(error));
+  return value as T;
+}
+
+/**
+ * The same for the dashboard's own endpoints, whose malformed bodies are
+ * answered like their other errors: 400 with `{_tag, message}`.
+ */
+export function shapedWithMessage<T>(schema: Joi.Schema<T>, body: unknown): T {
+  const { value, error } = schema.validate(body, { abortEarly: true, convert: false });
+  if (error) throw badRequest(joiReason(error));
   return value as T;
 }
 

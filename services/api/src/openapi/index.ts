@@ -56,7 +56,7 @@ export function openApiDocument(): Json {
       { name: "Scheduling", description: "Create, edit and cancel triggers." },
       { name: "Tag policies", description: "Limits, timeouts and retries per tag." },
       { name: "Dashboard sessions", description: "Sign in and out of the dashboard." },
-      { name: "Dashboard data", description: "Triggers, attempts, usage and outcomes, as the dashboard reads them; with a session or an API key." },
+      { name: "Dashboard data", description: "Triggers, attempts, usage and outcomes, as the dashboard reads them, and its creating, editing and cancelling of triggers; with a session or an API key." },
       { name: "Service", description: "Probes, metrics, this document and the dashboard's pages." },
     ],
     paths: withFailureBudget({ ...PUBLIC_PATHS, ...POLICY_PATHS, ...SESSION_PATHS, ...DEAD_LETTER_PATHS, ...SERVICE_PATHS }),

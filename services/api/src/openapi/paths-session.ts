@@ -63,6 +63,78 @@ function sendAgain(action: "replay" | "retry"): Json {
   };
 }
 
+// ---- creating, editing and cancelling from the dashboard --------------------
+
+const triggerBody = { required: true, content: { "application/json": { schema: ref("TriggerBody") } } };
+
+const scheduleChecks =
+  "Checked in this order, the first failure reported: the body's format (not JSON, a field of the wrong type, `Invalid method: <method>`, " +
+  "`Invalid header name: <name>`, `Header <name> cannot be stored: …`, `Invalid value for header <name>: …`, " +
+  "`A <METHOD> request carries no body: …`); then as on `/schedule`: `Invalid URL: <url>`, `Maximum 10 tags allowed`, " +
+  "`Tag too long (max 50 chars): <tag>`, `Invalid tag (only a-z 0-9 _ - allowed): <tag>`, `Title too long (max 200 chars)`, " +
+  "`Custom key too long (max 500 chars)`; then, after the credentials, `Invalid date: <date>`, `Unknown pipe operation: <op>`, " +
+  "`Invalid duration: <amount>` or `Invalid cron expression: <details>`.";
+
+function scheduleAnswers(edit: boolean): Json {
+  return {
+    "200": jsonAnswer(edit ? "The trigger was updated (or, as on `/schedule`, the pending trigger holding the custom key)." : "The trigger was created or, by its custom key, updated.", ref("ScheduleResult")),
+    "400": errorAnswer(scheduleChecks, "BadRequestError"),
+    "401": unauthorized,
+    "402": errorAnswer("`Monthly quota of <limit> triggers exceeded`.", "QuotaExceededError"),
+    "403": response("Forbidden"),
+    ...(edit
+      ? {
+          "404": errorAnswer("`Trigger not found` (a date or `now`, and no one-shot has this ID) or `Generator not found` (`cron(...)`, and no recurring trigger has it).", "NotFoundError"),
+          "410": errorAnswer("`Job is no longer in registered state` or `Generator is no longer active`.", "GoneError"),
+        }
+      : {}),
+    "413": errorAnswer("The request is over 4 MiB, or its `body` over 1 MiB.", "PayloadTooLargeError"),
+    "415": response("UnsupportedMediaType"),
+    ...reads,
+  };
+}
+
+const createTrigger: Json = {
+  operationId: "createTrigger",
+  tags: ["Dashboard data"],
+  summary: "Create a trigger",
+  description:
+    "`/schedule` with a JSON body: the same checks in the same order, the same rules (a custom key reschedules its pending trigger) and the same answer. " +
+    "Uses one unit of the monthly quota.",
+  security: SECURITY.apiKeyOrSession,
+  requestBody: triggerBody,
+  responses: scheduleAnswers(false),
+};
+
+const editTrigger: Json = {
+  operationId: "editTrigger",
+  tags: ["Dashboard data"],
+  summary: "Edit a trigger",
+  description:
+    "`/schedule` with `ttr-trigger-id`: a date or `now` edits a registered one-shot, `cron(...)` an active recurring trigger, which gets a new pending instance. " +
+    "The whole trigger is replaced by the body. Uses one unit of the monthly quota.",
+  security: SECURITY.apiKeyOrSession,
+  requestBody: triggerBody,
+  responses: scheduleAnswers(true),
+};
+
+const cancelTrigger: Json = {
+  operationId: "cancelTrigger",
+  tags: ["Dashboard data"],
+  summary: "Cancel a trigger",
+  description:
+    "`/cancel` by ID: a registered, skipped or retrying one-shot, or an active recurring trigger with its pending instance. A queued or running trigger is not cancelled (410) and still fires. Uses no quota.",
+  security: SECURITY.apiKeyOrSession,
+  responses: {
+    "204": { description: "Cancelled. No body." },
+    "401": unauthorized,
+    "403": response("Forbidden"),
+    "404": errorAnswer("`Job not found`, for one-shots and recurring triggers alike.", "NotFoundError"),
+    "410": errorAnswer("`Generator already cancelled` or `Job is no longer cancellable (status=<status>)`.", "GoneError"),
+    ...reads,
+  },
+};
+
 export const SESSION_PATHS: Json = {
   "/auth/login": {
     post: {
@@ -103,25 +175,28 @@ export const SESSION_PATHS: Json = {
       responses: { "204": { description: "Signed out. No body." }, "401": unauthorized, "403": response("Forbidden"), ...reads },
     },
   },
-  "/triggers": read(
-    "listTriggers",
-    "List triggers",
-    "One-shot triggers, instances and recurring triggers of the project, newest first. An empty parameter means no filter.",
-    [
-      query("status", "A one-shot status, or `active` / `cancelled` for recurring triggers.", {
-        type: "string",
-        enum: ["", "registered", "skipped", "queued", "running", "retrying", "completed", "cancelled", "active"],
-      }),
-      query("tag", "Only triggers carrying this tag."),
-      query("kind", "`job` or `generator`.", { type: "string", enum: ["", "job", "generator"] }),
-      query("customKey", "Only triggers with this custom key."),
-      query("generatorId", "Only the instances of this recurring trigger.", { type: "string" }),
-      limit,
-      cursor,
-    ],
-    jsonAnswer("A page of triggers.", ref("TriggerList")),
-    { "400": badQuery },
-  ),
+  "/triggers": {
+    post: createTrigger,
+    ...read(
+      "listTriggers",
+      "List triggers",
+      "One-shot triggers, instances and recurring triggers of the project, newest first. An empty parameter means no filter.",
+      [
+        query("status", "A one-shot status, or `active` / `cancelled` for recurring triggers.", {
+          type: "string",
+          enum: ["", "registered", "skipped", "queued", "running", "retrying", "completed", "cancelled", "active"],
+        }),
+        query("tag", "Only triggers carrying this tag."),
+        query("kind", "`job` or `generator`.", { type: "string", enum: ["", "job", "generator"] }),
+        query("customKey", "Only triggers with this custom key."),
+        query("generatorId", "Only the instances of this recurring trigger.", { type: "string" }),
+        limit,
+        cursor,
+      ],
+      jsonAnswer("A page of triggers.", ref("TriggerList")),
+      { "400": badQuery },
+    ),
+  },
   "/triggers/{id}": {
     parameters: [idParameter],
     ...read(
@@ -132,6 +207,8 @@ export const SESSION_PATHS: Json = {
       jsonAnswer("The trigger.", ref("TriggerDetail")),
       { "404": notFound },
     ),
+    put: editTrigger,
+    delete: cancelTrigger,
   },
   "/triggers/{id}/replay": sendAgain("replay"),
   "/triggers/{id}/retry": sendAgain("retry"),

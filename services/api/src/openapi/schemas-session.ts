@@ -98,6 +98,31 @@ const TRIGGERS: Json = {
     additionalProperties: false,
     properties: { executions: { type: "array", items: ref("Execution"), description: "Newest first." }, nextCursor },
   },
+  TriggerBody: {
+    type: "object",
+    description:
+      "A trigger to create (`POST /triggers`) or the new version of one (`PUT /triggers/{id}`): what `/schedule` reads from its method, " +
+      "`ttr-` headers, other headers and body, as fields. Unknown fields are ignored.",
+    required: ["url", "scheduledAt"],
+    properties: {
+      url: { type: "string", description: "The absolute URL to send the request to (`ttr-url`)." },
+      method: { type: "string", description: "The HTTP method it is sent with; upper-cased. `GET` when omitted or empty." },
+      headers: {
+        type: "object",
+        additionalProperties: { type: "string" },
+        description: "Headers sent with it, names as written. No `ttr-` or connection-level names (Connection, Host, Content-Length, …); values without line breaks, in Latin-1.",
+      },
+      body: { type: ["string", "null"], description: "Sent as UTF-8 bytes, up to 1 MiB; empty or null: no body. Not with GET, HEAD or OPTIONS." },
+      scheduledAt: {
+        type: "string",
+        description: "When, in the grammar of `ttr-scheduled-at`: an ISO 8601 date or date-time, `now`, either with pipe operations (`now | add 1h`), or `cron(<five fields>[, <IANA time zone>])`.",
+      },
+      customKey: { type: ["string", "null"], description: "`ttr-custom-key`: an idempotency key; empty or null: none." },
+      tags: { type: "array", items: { type: "string" }, description: "`ttr-tags`: up to 10, each 1 to 50 of a-z, 0-9, `_`, `-`." },
+      title: { type: ["string", "null"], description: "`ttr-title`: a label, at most 200 characters." },
+      runMissed: { type: "boolean", description: "`ttr-run-missed`: `true` sends a past-dated one-shot at once instead of storing it as skipped." },
+    },
+  },
   ExecutionAnswer: {
     type: "object",
     required: ["execution"],

@@ -8,7 +8,8 @@
 // clamped, like every other out-of-range value. Query parameters left empty
 // (`?status=`) mean no filter; an unknown value, or a parameter given twice,
 // is a 400. `generatorId=` narrows GET /triggers to one recurring trigger's
-// instances (the dashboard's recurring-trigger page).
+// instances (the dashboard's recurring-trigger page). Creating, editing and
+// cancelling a trigger are in trigger-edits.ts.
 import type express from "express";
 import type { Request, Response } from "express";
 import { badRequest, unauthorized } from "@ttr/core";

@@ -1,5 +1,5 @@
 // A modal confirmation on the native <dialog>: focus moves into it (to
-// Cancel, its first button) and is kept there, Escape cancels, and focus
+// the dismiss button, its first) and is kept there, Escape cancels, and focus
 // returns to the opener when it closes.
 import { type ReactNode, useEffect, useId, useRef, useState } from "react";
 
@@ -8,12 +8,14 @@ interface Props {
   title: string;
   children: ReactNode;
   confirmLabel: string;
+  /** the button that closes the dialog without acting; "Cancel" unless the action is itself a cancel */
+  dismissLabel?: string;
   danger?: boolean;
   onConfirm: () => Promise<void> | void;
   onClose: () => void;
 }
 
-export function ConfirmDialog({ open, title, children, confirmLabel, danger, onConfirm, onClose }: Props) {
+export function ConfirmDialog({ open, title, children, confirmLabel, dismissLabel = "Cancel", danger, onConfirm, onClose }: Props) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const [busy, setBusy] = useState(false);
@@ -49,7 +51,7 @@ export function ConfirmDialog({ open, title, children, confirmLabel, danger, onC
       <div className="dialog-body">{children}</div>
       <div className="dialog-actions">
         <button type="button" className="button" onClick={onClose} disabled={busy}>
-          Cancel
+          {dismissLabel}
         </button>
         <button type="button" className={danger ? "button danger" : "button primary"} onClick={confirm} disabled={busy}>
           {busy ? "Working…" : confirmLabel}

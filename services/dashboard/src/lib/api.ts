@@ -3,7 +3,7 @@
 // ApiError carrying the status and the API's `{_tag, message}` when there is
 // one. A 401 on any call but sign-in means the session is gone: listeners
 // registered with onSessionLost send the person back to sign-in.
-import type { DeadLetterSelection, Execution, PolicyFields, Project, StatsBucket, TagPolicy, Trigger } from "./types";
+import type { DeadLetterSelection, Execution, PolicyFields, Project, ScheduleResult, StatsBucket, TagPolicy, Trigger, TriggerBody } from "./types";
 
 export class ApiError extends Error {
   constructor(
@@ -105,6 +105,9 @@ export const api = {
   triggers: (f: TriggerFilter, limit: number, cursor: string | null) =>
     call<{ triggers: Trigger[]; nextCursor: string | null }>("GET", `/triggers${q({ ...f, limit, cursor })}`),
   trigger: (id: string) => call<{ trigger: Trigger; executions: Execution[] }>("GET", `/triggers/${encodeURIComponent(id)}`),
+  createTrigger: (body: TriggerBody) => call<ScheduleResult>("POST", "/triggers", body),
+  editTrigger: (id: string, body: TriggerBody) => call<ScheduleResult>("PUT", `/triggers/${encodeURIComponent(id)}`, body),
+  cancelTrigger: (id: string) => call<void>("DELETE", `/triggers/${encodeURIComponent(id)}`),
   replay: (id: string) => call<{ execution: Execution }>("POST", `/triggers/${encodeURIComponent(id)}/replay`),
   retry: (id: string) => call<{ execution: Execution }>("POST", `/triggers/${encodeURIComponent(id)}/retry`),
 

@@ -24,6 +24,28 @@ export interface Trigger {
   updatedAt: string;
 }
 
+/** What POST /triggers and PUT /triggers/<id> take: /schedule's request as fields. */
+export interface TriggerBody {
+  url: string;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string | null;
+  scheduledAt: string;
+  customKey?: string | null;
+  tags?: string[];
+  title?: string | null;
+  runMissed?: boolean;
+}
+
+/** The answer of /schedule, POST /triggers and PUT /triggers/<id>. */
+export interface ScheduleResult {
+  triggerId: string;
+  scheduledAt: string;
+  operation: "schedule" | "reschedule";
+  kind: TriggerKind;
+  monthQuotaRemaining: number;
+}
+
 export interface Execution {
   id: string;
   triggerId: string;

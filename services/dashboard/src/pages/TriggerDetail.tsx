@@ -2,18 +2,22 @@
 // and the viewer's zone, its executions, and Replay now / Retry now where
 // docs/concepts.md allows them (completed: both; retrying: Retry now). A recurring
 // trigger shows its cron in words, the next ten runs (with the zone's UTC
-// offset, so daylight-saving changes show) and its instances.
-import { type ReactNode, useCallback, useEffect, useState } from "react";
+// offset, so daylight-saving changes show) and its instances. Edit and
+// Cancel trigger where they apply (components/TriggerManage.tsx).
+import { type ReactNode, useCallback, useEffect, useRef, useState } from "react";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { Executions } from "../components/Executions";
+import { TriggerEditor } from "../components/TriggerEditor";
+import { canCancel, canEdit, TriggerManage } from "../components/TriggerManage";
 import { Body, ErrorNote, HeaderList, Notice, StatusBadge, Tags, Time } from "../components/bits";
 import { ApiError, api, errorText } from "../lib/api";
 import { describeCron, nextRuns } from "../lib/cron";
+import { flash, takeFlash } from "../lib/flash";
 import { fromNow, inZone, KIND_LABELS, shownTitle, utc, utcOffset, viewerZone } from "../lib/format";
 import { usePolling } from "../lib/polling";
-import { Link } from "../lib/router";
+import { Link, navigate } from "../lib/router";
 import { useTriggerList } from "../lib/trigger-list";
-import type { Execution, Trigger } from "../lib/types";
+import type { Execution, ScheduleResult, Trigger } from "../lib/types";
 import { TriggerRows } from "./Triggers";
 
 type Action = "replay" | "retry";
@@ -148,6 +152,10 @@ export function TriggerDetail({ id }: { id: string }) {
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<Action | null>(null);
+  const [editing, setEditing] = useState(false);
+  /** bumped by an edit or a cancel, so the instance list reloads at once */
+  const [version, setVersion] = useState(0);
+  const editButton = useRef<HTMLButtonElement>(null);
 
   const load = useCallback(async () => {
     try {
@@ -160,6 +168,12 @@ export function TriggerDetail({ id }: { id: string }) {
   }, [id]);
 
   usePolling(load, [load]);
+
+  // What the page that led here had to say ("Trigger created.").
+  useEffect(() => {
+    const text = takeFlash();
+    if (text !== null) setNotice(text);
+  }, []);
 
   const t = data?.trigger;
   useEffect(() => {
@@ -175,6 +189,29 @@ export function TriggerDetail({ id }: { id: string }) {
     } catch (e) {
       setError(`${ACTIONS[action].label} failed: ${errorText(e)}`);
     }
+    await load();
+  };
+
+  const saved = async (r: ScheduleResult) => {
+    setEditing(false);
+    setError(null);
+    // As on /schedule, a custom key held by another pending trigger makes that one the trigger edited.
+    if (r.triggerId !== id) {
+      flash("Saved to the pending trigger holding this custom key, which was updated instead.");
+      navigate(`/triggers/${r.triggerId}`);
+      return;
+    }
+    setVersion((v) => v + 1);
+    setNotice(r.kind === "generator" ? `Changes saved. The next run is ${utc(r.scheduledAt)}.` : `Changes saved. It is sent at ${utc(r.scheduledAt)}.`);
+    await load();
+    requestAnimationFrame(() => editButton.current?.focus());
+  };
+
+  const cancelled = async (problem: string | null) => {
+    setNotice(problem === null ? "Trigger cancelled. It will not be sent." : null);
+    setError(problem === null ? null : `Cancelling failed: ${problem}`);
+    setEditing(false);
+    setVersion((v) => v + 1);
     await load();
   };
 
@@ -219,6 +256,7 @@ export function TriggerDetail({ id }: { id: string }) {
             <StatusBadge kind={t.kind} status={t.status} /> {t.generatorId ? "Instance of a recurring trigger" : KIND_LABELS[t.kind]}
           </p>
         </div>
+        {(canEdit(t) || canCancel(t)) && <TriggerManage trigger={t} editing={editing} editRef={editButton} onEdit={() => setEditing(true)} onCancelled={cancelled} />}
         {t.kind === "job" && (
           <div className="actions">
             {(["replay", "retry"] as const).map((a) => (
@@ -246,6 +284,17 @@ export function TriggerDetail({ id }: { id: string }) {
 
       <Notice text={notice} />
       <ErrorNote error={error} />
+
+      {editing && canEdit(t) && (
+        <TriggerEditor
+          editing={{ mode: "edit", trigger: t }}
+          onSaved={saved}
+          onCancel={() => {
+            setEditing(false);
+            requestAnimationFrame(() => editButton.current?.focus());
+          }}
+        />
+      )}
 
       <div className="grid-2">
         <section className="card" aria-labelledby="schedule-h">
@@ -297,7 +346,7 @@ export function TriggerDetail({ id }: { id: string }) {
           <Executions executions={data.executions} />
         </section>
       ) : (
-        <Instances generatorId={t.id} />
+        <Instances key={version} generatorId={t.id} />
       )}
 
       {confirming && (

@@ -1,14 +1,18 @@
 // The trigger list page: filters kept in the URL (so back, reload and links
-// keep them), the rows of useTriggerList with the status labels of docs/concepts.md.
-import { type FormEvent, useEffect, useState } from "react";
+// keep them), the rows of useTriggerList with the status labels of docs/concepts.md,
+// and New trigger (components/TriggerEditor.tsx), which leads to the new
+// trigger's page once it is saved.
+import { type FormEvent, useEffect, useRef, useState } from "react";
 import { ErrorNote, StatusBadge, Tags, Time } from "../components/bits";
+import { TriggerEditor } from "../components/TriggerEditor";
 import type { TriggerFilter } from "../lib/api";
 import { describeCron } from "../lib/cron";
+import { flash } from "../lib/flash";
 import { fromNow, KIND_LABELS, STATUS_FILTERS, shownTitle } from "../lib/format";
 import { REFRESH_MS } from "../lib/polling";
 import { Link, navigate, useLocation } from "../lib/router";
 import { useTriggerList } from "../lib/trigger-list";
-import type { Trigger } from "../lib/types";
+import type { ScheduleResult, Trigger } from "../lib/types";
 
 const FILTER_KEYS = ["status", "tag", "kind", "customKey"] as const;
 
@@ -98,6 +102,8 @@ export function Triggers() {
   const filter = filterOf(query);
   const key = queryOf(filter);
   const [draft, setDraft] = useState<TriggerFilter>(filter);
+  const [creating, setCreating] = useState(false);
+  const newButton = useRef<HTMLButtonElement>(null);
   const list = useTriggerList(filter);
   const { rows, cursor } = list;
 
@@ -118,14 +124,36 @@ export function Triggers() {
   const setField = (k: keyof TriggerFilter, v: string) => setDraft((d) => ({ ...d, [k]: v }));
   const filtered = Object.keys(filter).length > 0;
 
+  const created = (r: ScheduleResult) => {
+    const what = r.kind === "generator" ? "Recurring trigger" : "Trigger";
+    flash(r.operation === "reschedule" ? `${what} saved: an existing trigger with this custom key was updated.` : `${what} created.`);
+    navigate(`/triggers/${r.triggerId}`);
+  };
+
   return (
     <section aria-labelledby="page-h">
       <div className="page-head">
         <h1 id="page-h">Triggers</h1>
-        <p className="muted small" aria-live="off">
-          {list.updated ? `Updated ${list.updated.toLocaleTimeString()} · refreshes every ${REFRESH_MS / 1000} s` : "Loading…"}
-        </p>
+        <div className="page-head-side">
+          <p className="muted small" aria-live="off">
+            {list.updated ? `Updated ${list.updated.toLocaleTimeString()} · refreshes every ${REFRESH_MS / 1000} s` : "Loading…"}
+          </p>
+          <button ref={newButton} type="button" className="button primary" onClick={() => setCreating(true)} disabled={creating}>
+            New trigger
+          </button>
+        </div>
       </div>
+
+      {creating && (
+        <TriggerEditor
+          editing={{ mode: "create" }}
+          onSaved={created}
+          onCancel={() => {
+            setCreating(false);
+            requestAnimationFrame(() => newButton.current?.focus());
+          }}
+        />
+      )}
 
       <form className="filters card" onSubmit={submit} aria-label="Filter triggers">
         <div className="field">
@@ -174,7 +202,7 @@ export function Triggers() {
           Loading triggers…
         </p>
       ) : rows.length === 0 ? (
-        <p className="empty card">{filtered ? "No triggers match these filters." : "No triggers yet. Schedule one with the API and it shows up here."}</p>
+        <p className="empty card">{filtered ? "No triggers match these filters." : "No triggers yet. Create one with New trigger, or schedule one with the API, and it shows up here."}</p>
       ) : (
         <>
           <TriggerRows triggers={rows} />

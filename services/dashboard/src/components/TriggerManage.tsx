@@ -1,0 +1,77 @@
+// Edit and Cancel trigger on a trigger's page (docs/dashboard.md), shown where
+// the API accepts them: Edit for a registered one-shot (not an instance:
+// change its recurring trigger instead) or an active recurring trigger;
+// Cancel trigger for a registered, skipped or retrying one-shot or instance,
+// or an active recurring trigger. Cancelling asks first.
+import { type RefObject, useState } from "react";
+import { api, errorText } from "../lib/api";
+import type { Trigger } from "../lib/types";
+import { ConfirmDialog } from "./ConfirmDialog";
+
+export function canEdit(t: Trigger): boolean {
+  return t.kind === "generator" ? t.status === "active" : t.status === "registered" && t.generatorId === null;
+}
+
+export function canCancel(t: Trigger): boolean {
+  return t.kind === "generator" ? t.status === "active" : t.status === "registered" || t.status === "skipped" || t.status === "retrying";
+}
+
+function consequence(t: Trigger): string {
+  if (t.kind === "generator") return "No further runs are created, and its next instance is cancelled. Instances already waiting to be sent still go out.";
+  if (t.status === "retrying") return "Its planned retry is not sent. An attempt already in flight is not stopped.";
+  return "It will not be sent.";
+}
+
+interface Props {
+  trigger: Trigger;
+  editing: boolean;
+  editRef: RefObject<HTMLButtonElement | null>;
+  onEdit: () => void;
+  /** after the cancel call: null when it worked, else the API's message */
+  onCancelled: (problem: string | null) => Promise<void>;
+}
+
+export function TriggerManage({ trigger: t, editing, editRef, onEdit, onCancelled }: Props) {
+  const [confirming, setConfirming] = useState(false);
+
+  const cancel = async () => {
+    try {
+      await api.cancelTrigger(t.id);
+    } catch (e) {
+      await onCancelled(errorText(e));
+      return;
+    }
+    await onCancelled(null);
+  };
+
+  return (
+    <div className="actions manage">
+      {canEdit(t) && (
+        <button ref={editRef} type="button" className="button" onClick={onEdit} disabled={editing}>
+          Edit
+        </button>
+      )}
+      {canCancel(t) && (
+        <button type="button" className="button danger" onClick={() => setConfirming(true)}>
+          Cancel trigger
+        </button>
+      )}
+      {confirming && (
+        <ConfirmDialog
+          open
+          danger
+          title={t.kind === "generator" ? "Cancel this recurring trigger?" : "Cancel this trigger?"}
+          confirmLabel="Cancel trigger"
+          dismissLabel="Keep it"
+          onConfirm={cancel}
+          onClose={() => setConfirming(false)}
+        >
+          <p>{consequence(t)}</p>
+          <p className="muted small break">
+            {t.method} {t.url}
+          </p>
+        </ConfirmDialog>
+      )}
+    </div>
+  );
+}
