@@ -16,9 +16,11 @@ const WINDOW = 60;
 
 // The charting library is about half of the dashboard's code: it is loaded
 // with the first chart, in a chunk of its own, not by every page.
-const OutcomeChart = lazy(() => import("../components/OutcomeChart").then((m) => ({ default: m.OutcomeChart })));
-const LatenessChart = lazy(() => import("../components/LatenessChart").then((m) => ({ default: m.LatenessChart })));
-const UpcomingChart = lazy(() => import("../components/UpcomingChart").then((m) => ({ default: m.UpcomingChart })));
+let chartsModule: Promise<typeof import("../components/charts")> | null = null;
+const charts = () => (chartsModule ??= import("../components/charts"));
+const OutcomeChart = lazy(() => charts().then((m) => ({ default: m.OutcomeChart })));
+const LatenessChart = lazy(() => charts().then((m) => ({ default: m.LatenessChart })));
+const UpcomingChart = lazy(() => charts().then((m) => ({ default: m.UpcomingChart })));
 
 const chartSkeleton = <div className="skeleton chart-skeleton" aria-busy="true" />;
 
