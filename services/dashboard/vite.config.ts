@@ -16,7 +16,7 @@ export default defineConfig({
   server: {
     // `pnpm --filter @ttr/dashboard dev` against an api on :8080.
     proxy: Object.fromEntries(
-      ["/auth", "/triggers", "/executions", "/project", "/stats", "/tag-policies"].map((p) => [p, "http://127.0.0.1:8080"]),
+      ["/auth", "/triggers", "/executions", "/project", "/stats", "/overview", "/dead-letters", "/tag-policies"].map((p) => [p, "http://127.0.0.1:8080"]),
     ),
   },
 });

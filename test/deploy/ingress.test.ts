@@ -30,6 +30,7 @@ const PUBLIC = [
   "/executions",
   "/project",
   "/stats",
+  "/overview",
   "/dashboard",
   "/dashboard/assets/index.js",
   "/openapi.json",

@@ -124,21 +124,25 @@ export interface SeedExecution {
   errorMessage?: string | null;
   isDeadLetter?: boolean;
   createdAt?: Date;
+  /** when the scheduler handed the planned attempt to the queue */
+  dispatchedAt?: Date | null;
+  /** the tag whose policy holds the planned attempt back */
+  heldBy?: string | null;
 }
 
 export async function seedExecution(api: TestApi, projectId: string, triggerId: string, e: SeedExecution): Promise<string> {
   const rows = await api.db.$queryRawUnsafe<Array<{ id: string }>>(
     `INSERT INTO executions (id, part_day, trigger_id, project_id, attempt_number, triggered_by, status, planned_at, started_at,
                              completed_at, response_status, response_headers, response_body, response_size, error_message,
-                             is_dead_letter, created_at)
+                             is_dead_letter, created_at, dispatched_at, held_by)
      SELECT gen_random_uuid(), t.part_day, $1::uuid, $2::uuid, $3, $4::triggered_by, $5::execution_status, $6, $7, $8, $9, $10::jsonb,
-             $11, $12, $13, $14, $15
+             $11, $12, $13, $14, $15, $16, $17
      FROM triggers t WHERE t.id = $1::uuid
      RETURNING id::text`,
     triggerId, projectId, e.attemptNumber, e.triggeredBy ?? "scheduler", e.status ?? "complete", e.plannedAt ?? new Date(),
     e.startedAt ?? null, e.completedAt ?? null, e.responseStatus ?? null,
     e.responseHeaders == null ? null : JSON.stringify(e.responseHeaders), e.responseBody ?? null, e.responseSize ?? null,
-    e.errorMessage ?? null, e.isDeadLetter ?? false, e.createdAt ?? new Date(),
+    e.errorMessage ?? null, e.isDeadLetter ?? false, e.createdAt ?? new Date(), e.dispatchedAt ?? null, e.heldBy ?? null,
   );
   return rows[0]!.id;
 }

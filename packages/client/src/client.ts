@@ -19,6 +19,8 @@ import type {
   ListTriggersQuery,
   LoginBody,
   LoginResult,
+  Overview,
+  OverviewQuery,
   ProjectAnswer,
   Readiness,
   ScheduleResult,
@@ -211,6 +213,14 @@ export class TtrClient {
   /** Outcomes per minute, oldest first (`GET /stats`). */
   getStats(query: StatsQuery = {}, call: CallOptions = {}): Promise<Stats> {
     return this.http.json({ method: "GET", path: "/stats", query: { ...query }, signal: call.signal });
+  }
+
+  /**
+   * Lateness of first attempts per minute, the queue, held backlogs per tag
+   * and the triggers due in the next hour (`GET /overview`).
+   */
+  getOverview(query: OverviewQuery = {}, call: CallOptions = {}): Promise<Overview> {
+    return this.http.json({ method: "GET", path: "/overview", query: { ...query }, signal: call.signal });
   }
 
   // ---- dashboard sessions --------------------------------------------------------

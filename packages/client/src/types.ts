@@ -40,6 +40,8 @@ export type ProjectAnswer = Schemas["ProjectAnswer"];
 export type Project = ProjectAnswer["project"];
 export type Stats = Schemas["Stats"];
 export type StatsBucket = Stats["buckets"][number];
+export type Overview = Schemas["Overview"];
+export type LatenessBucket = Overview["lateness"][number];
 export type Health = Schemas["Health"];
 export type Readiness = Schemas["Readiness"];
 export type TagPolicyList = Answer<"listTagPolicies", 200>;
@@ -61,6 +63,12 @@ export type ListExecutionsQuery = Omit<Query<"listExecutions">, "limit" | "deadL
 };
 
 export interface StatsQuery {
+  /** how many minutes back, 1 to 1440 (60 by default) */
+  minutes?: number;
+}
+
+/** The lateness window of `GET /overview`. */
+export interface OverviewQuery {
   /** how many minutes back, 1 to 1440 (60 by default) */
   minutes?: number;
 }

@@ -205,6 +205,14 @@ describe("reading outcomes with the API key", () => {
     const { buckets } = await ttr.getStats({ minutes: 3 });
     expect(buckets).toHaveLength(3);
   });
+
+  it("getOverview gives lateness per minute, the queue, held backlogs and the next hour's slots", async () => {
+    const overview = await ttr.getOverview({ minutes: 3 });
+    expect(overview.lateness).toHaveLength(3);
+    expect(overview.upcoming.slots).toHaveLength(12);
+    expect(overview.queue).toEqual({ waiting: 0, oldestPlannedAt: null, running: 0 });
+    await expect(ttr.getOverview({ minutes: 0 })).rejects.toMatchObject({ status: 400, _tag: "BadRequest" });
+  });
 });
 
 describe("a dashboard session instead of a key", () => {

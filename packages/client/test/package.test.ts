@@ -41,6 +41,7 @@ const METHODS: Record<string, keyof TtrClient | null> = {
   listExecutions: "listExecutions",
   getProject: "getProject",
   getStats: "getStats",
+  getOverview: "getOverview",
   health: "health",
   healthHead: "health",
   readiness: "readiness",

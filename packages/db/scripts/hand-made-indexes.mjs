@@ -62,6 +62,18 @@ export const HAND_MADE_INDEXES = [
     sql: `CREATE INDEX "executions_reap_idx" ON "executions"("reap_after") WHERE "status" = 'started'`,
   },
   {
+    name: "executions_first_started_idx",
+    sql: `CREATE INDEX "executions_first_started_idx" ON "executions"("project_id", "started_at") WHERE "attempt_number" = 1 AND "started_at" IS NOT NULL`,
+  },
+  {
+    name: "executions_project_in_queue_idx",
+    sql: `CREATE INDEX "executions_project_in_queue_idx" ON "executions"("project_id", "planned_at") WHERE "status" = 'planned' AND "dispatched_at" IS NOT NULL`,
+  },
+  {
+    name: "triggers_project_due_idx",
+    sql: `CREATE INDEX "triggers_project_due_idx" ON "triggers"("project_id", "scheduled_at", "id") WHERE "status" = 'registered'`,
+  },
+  {
     name: "triggers_pending_tags_idx",
     sql: `CREATE INDEX "triggers_pending_tags_idx" ON "triggers" USING GIN ("tags") WHERE "status" IN ('registered', 'skipped', 'retrying', 'queued')`,
   },

@@ -133,6 +133,8 @@ const yesterdayHour = (): [Date, Date] => {
   return [from, new Date(from.getTime() + 3_600_000)];
 };
 const today = () => new Date().toISOString().slice(0, 10);
+/** The start of the current minute, moved by `minutes`. */
+const thisMinute = (minutes: number) => new Date(Math.floor(Date.now() / 60_000) * 60_000 + minutes * 60_000);
 const noId = "00000000-0000-4000-8000-000000000000";
 
 type Case = [label: string, name: string, values: () => unknown[]];
@@ -224,6 +226,15 @@ const dashboard: Case[] = [
   ["retry now", "session_retry_now", () => [project, historyTrigger]],
   ["stats, last hour", "session_stats", () => [project, new Date(Math.floor(Date.now() / 60_000) * 60_000 - 59 * 60_000), 60]],
   ["project and usage", "session_project", () => [project, new Date().toISOString().slice(0, 7)]],
+  // The overview (GET /overview): lateness over the longest window, the
+  // queue, held backlogs per tag, and what is due in the next hour.
+  ["overview: lateness, last hour", "session_overview_lateness", () => [project, thisMinute(-59), 60]],
+  ["overview: lateness, a day", "session_overview_lateness", () => [project, thisMinute(-1439), 1440]],
+  ["overview: queue and running", "session_overview_queue", () => [project, 10_000]],
+  ["overview: held per tag", "session_overview_held", () => [project, now(), 10_000, 50]],
+  ["overview: due per slot, next hour", "session_overview_upcoming", () => [project, thisMinute(0), 5, 12, 10_000]],
+  ["overview: due per slot, an hour a day ahead", "session_overview_upcoming", () => [project, thisMinute(24 * 60), 5, 12, 10_000]],
+  ["overview: next due triggers", "session_overview_next", () => [project, thisMinute(0), 10]],
   // Dead letters in bulk (docs/api/dead-letters.md): an hour of yesterday's
   // history, by tag and without; each call is bounded by 10,000 rows.
   ["dead letters to replay, counted", "dead_letters_count", () => [project, "billing", ...yesterdayHour(), 10_000, true]],

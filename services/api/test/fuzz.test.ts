@@ -116,7 +116,7 @@ const ROUTES: Array<[string, string]> = [
   ["POST", "/auth/login"], ["POST", "/auth/logout"], ["GET", "/project"], ["GET", "/triggers"], ["GET", "/triggers/:trigger"],
   ["GET", "/triggers/:uuid"], ["POST", "/triggers"], ["PUT", "/triggers/:trigger"], ["PUT", "/triggers/:uuid"],
   ["DELETE", "/triggers/:uuid"], ["POST", "/triggers/:trigger/replay"], ["POST", "/triggers/:trigger/retry"], ["GET", "/executions"],
-  ["GET", "/stats"], ["GET", "/dashboard"], ["GET", "/dashboard/deep/link"], ["GET", "/healthz"], ["GET", "/readyz"], ["GET", "/metrics"],
+  ["GET", "/stats"], ["GET", "/overview"], ["GET", "/dashboard"], ["GET", "/dashboard/deep/link"], ["GET", "/healthz"], ["GET", "/readyz"], ["GET", "/metrics"],
   ["POST", "/dead-letters/replay"], ["POST", "/dead-letters/discard"], ["GET", "/openapi.json"], ["GET", "/reference"],
 ];
 const methods = fc.constantFrom("GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD");

@@ -50,7 +50,7 @@ describe("the document", () => {
     expect(Object.keys(doc.paths).sort()).toEqual(
       [
         "/schedule", "/cancel", "/declare", "/bulk", "/tag-policies", "/tag-policies/{id}", "/auth/login", "/auth/logout", "/triggers",
-        "/triggers/{id}", "/triggers/{id}/replay", "/triggers/{id}/retry", "/executions", "/project", "/stats", "/healthz", "/readyz",
+        "/triggers/{id}", "/triggers/{id}/replay", "/triggers/{id}/retry", "/executions", "/project", "/stats", "/overview", "/healthz", "/readyz",
         "/metrics", "/openapi.json", "/reference", "/reference/{asset}", "/dashboard", "/dashboard/{page}", "/dead-letters/replay",
         "/dead-letters/discard",
       ].sort(),
@@ -60,7 +60,7 @@ describe("the document", () => {
     expect(Object.keys(doc.paths["/tag-policies/{id}"]).sort()).toEqual(["delete", "parameters", "put"]);
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(["apiKey", "bearer", "session"]);
     // Every storage-backed endpoint says it may answer 503 Unavailable with Retry-After.
-    for (const path of ["/schedule", "/cancel", "/declare", "/bulk", "/tag-policies", "/triggers", "/executions", "/project", "/stats", "/auth/login"]) {
+    for (const path of ["/schedule", "/cancel", "/declare", "/bulk", "/tag-policies", "/triggers", "/executions", "/project", "/stats", "/overview", "/auth/login"]) {
       const op = doc.paths[path].post ?? doc.paths[path].get ?? doc.paths[path].delete;
       expect(op.responses["503"], path).toEqual({ $ref: "#/components/responses/Unavailable" });
     }
@@ -115,7 +115,7 @@ describe("every documented operation, live", () => {
     expect((await spare.call("POST", "/auth/logout")).status).toBe(204);
     const completed = () => seedTrigger(api, api.projectId, { status: "completed", attempts: 1 });
     const id = await completed();
-    for (const path of ["/triggers", `/triggers/${id}`, "/executions", "/project", "/stats"]) expect((await s.call("GET", path)).status, path).toBe(200);
+    for (const path of ["/triggers", `/triggers/${id}`, "/executions", "/project", "/stats", "/overview"]) expect((await s.call("GET", path)).status, path).toBe(200);
     expect((await s.call("POST", `/triggers/${id}/replay`)).status).toBe(202);
     expect((await s.call("POST", `/triggers/${await completed()}/retry`)).status).toBe(202);
     const made = await s.call("POST", "/triggers", {}, { url: "http://127.0.0.1:9/made", scheduledAt: "2099-01-01T00:00:00Z" });

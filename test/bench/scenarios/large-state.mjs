@@ -248,6 +248,7 @@ async function dashboardReads(base, url, db, projectId, n) {
     "GET /triggers/:id (detail with executions)": `/triggers/${any.id}`,
     "GET /executions?triggerId=": `/executions?limit=${PAGE}&triggerId=${any.id}`,
     "GET /stats?minutes=60": "/stats?minutes=60",
+    "GET /overview?minutes=60": "/overview?minutes=60",
     "GET /project": "/project",
     "GET /tag-policies": "/tag-policies",
   };

@@ -364,6 +364,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Overview of the project
+         * @description Lateness of first attempts per minute for the last `minutes` minutes, attempts waiting in the queue and running, the backlog tag policies hold per tag, and the triggers due in the next hour.
+         */
+        get: operations["getOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/dead-letters/replay": {
         parameters: {
             query?: never;
@@ -1090,6 +1110,80 @@ export interface components {
                 networkFailure: number;
                 deadLetters: number;
             }[];
+        };
+        /** @description A project at a glance, for the dashboard's overview page. */
+        Overview: {
+            /** @description Where backlog counts stop (10,000): a count equal to it means at least that many. */
+            countLimit: number;
+            /** @description How late first attempts started, one bucket per minute of the last `minutes` minutes, oldest first: for the first attempts that started in that minute, how many, and the 50th and 99th percentiles (nearest rank) and the maximum of start time minus scheduled time, in milliseconds; null for a minute with none. Retries and replays are not counted. */
+            lateness: {
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 in UTC with milliseconds, e.g. `2026-11-22T10:00:00.000Z`.
+                 */
+                minute: string;
+                started: number;
+                p50Ms: number | null;
+                p99Ms: number | null;
+                maxMs: number | null;
+            }[];
+            queue: {
+                /** @description Attempts handed to the queue and not started yet (first attempts, retries and replays; held ones are not in the queue); stops at `countLimit`, which then means at least that many. */
+                waiting: number;
+                /**
+                 * Format: date-time
+                 * @description When the oldest waiting attempt was due; null when none waits.
+                 */
+                oldestPlannedAt: string | null;
+                /** @description Triggers running now; stops at `countLimit`, which then means at least that many. */
+                running: number;
+            };
+            /** @description Due attempts a tag policy holds back, per tag, the largest backlogs first; at most 50 tags. */
+            held: {
+                tag: string;
+                /** @description Attempts held by this tag; stops at `countLimit`, which then means at least that many. */
+                held: number;
+                /**
+                 * Format: date-time
+                 * @description When the oldest of them was due.
+                 */
+                oldestPlannedAt: string;
+            }[];
+            /** @description Registered one-shots and instances of recurring triggers due from the start of the current minute on (a recurring trigger's next run only). */
+            upcoming: {
+                /** @description Minutes per slot (5). */
+                slotMinutes: number;
+                /** @description The next hour in slots of `slotMinutes`, earliest first: how many are due in each. */
+                slots: {
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 in UTC with milliseconds, e.g. `2026-11-22T10:00:00.000Z`.
+                     */
+                    from: string;
+                    /** @description Triggers due in this slot; stops at `countLimit`, which then means at least that many. */
+                    due: number;
+                }[];
+                /** @description The next ten due, earliest first. */
+                next: {
+                    /** Format: uuid */
+                    id: string;
+                    customKey: string | null;
+                    title: string | null;
+                    url: string;
+                    method: string;
+                    tags: string[];
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 in UTC with milliseconds, e.g. `2026-11-22T10:00:00.000Z`.
+                     */
+                    scheduledAt: string;
+                    /**
+                     * Format: uuid
+                     * @description Set on instances: their recurring trigger.
+                     */
+                    generatorId: string | null;
+                }[];
+            };
         };
         Health: {
             /** @constant */
@@ -2932,6 +3026,54 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Stats"];
+                };
+            };
+            /** @description A query parameter out of range, of an unknown value, or given twice (for example `Invalid limit: 0 (an integer from 1 to 500)`, `Invalid cursor`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description No live session and no valid API key: `Unauthorized`, or `Invalid api key` for an unknown key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            429: components["responses"]["TooManyFailedAuthentications"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getOverview: {
+        parameters: {
+            query?: {
+                /** @description The lateness window, 1 to 1440; 60 by default. */
+                minutes?: string;
+            };
+            header?: {
+                /** @description `1` on the dashboard's own periodic refreshes: the session is checked but its inactivity timer does not restart. */
+                "x-ttr-background"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The overview. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Overview"];
                 };
             };
             /** @description A query parameter out of range, of an unknown value, or given twice (for example `Invalid limit: 0 (an integer from 1 to 500)`, `Invalid cursor`). */

@@ -1,6 +1,6 @@
 // Who may read a project's results and act on them from the dashboard's
-// endpoints (GET /triggers, /executions, /project, /stats, Replay now,
-// Retry now, cancelling by ID): a signed-in dashboard session, or any API key of the project,
+// endpoints (GET /triggers, /executions, /project, /stats, /overview, Replay
+// now, Retry now, cancelling by ID): a signed-in dashboard session, or any API key of the project,
 // sent as `ttr-api-key` or `Authorization: Bearer`. The key is checked first
 // and alone when one is sent, as /declare does (docs/api/dashboard-api.md);
 // the answers are the same whichever credential was used.

@@ -234,4 +234,12 @@ export const SESSION_PATHS: Json = {
     jsonAnswer("The buckets.", ref("Stats")),
     { "400": badQuery },
   ),
+  "/overview": read(
+    "getOverview",
+    "Overview of the project",
+    "Lateness of first attempts per minute for the last `minutes` minutes, attempts waiting in the queue and running, the backlog tag policies hold per tag, and the triggers due in the next hour.",
+    [query("minutes", "The lateness window, 1 to 1440; 60 by default.", { type: "string", pattern: "^[0-9]*$" })],
+    jsonAnswer("The overview.", ref("Overview")),
+    { "400": badQuery },
+  ),
 };

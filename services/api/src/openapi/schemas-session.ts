@@ -1,6 +1,6 @@
 // Schemas of the dashboard's data endpoints and the service endpoints:
 // triggers and executions as the dashboard reads them, sign-in, project
-// usage, per-minute outcome counts, health and readiness.
+// usage, per-minute outcome counts, the overview, health and readiness.
 import { type Json, ref } from "./common.js";
 import { kind, time, uuid } from "./schemas-public.js";
 
@@ -186,6 +186,94 @@ const ACCOUNT: Json = {
   },
 };
 
+const nullableMs = { type: ["number", "null"], minimum: 0 } as const;
+const capped = (what: string) => ({ ...count, description: `${what}; stops at \`countLimit\`, which then means at least that many.` });
+
+const OVERVIEW: Json = {
+  Overview: {
+    type: "object",
+    description: "A project at a glance, for the dashboard's overview page.",
+    required: ["countLimit", "lateness", "queue", "held", "upcoming"],
+    additionalProperties: false,
+    properties: {
+      countLimit: { ...count, description: "Where backlog counts stop (10,000): a count equal to it means at least that many." },
+      lateness: {
+        type: "array",
+        description:
+          "How late first attempts started, one bucket per minute of the last `minutes` minutes, oldest first: for the first attempts that started in that minute, how many, and the 50th and 99th percentiles (nearest rank) and the maximum of start time minus scheduled time, in milliseconds; null for a minute with none. Retries and replays are not counted.",
+        items: {
+          type: "object",
+          required: ["minute", "started", "p50Ms", "p99Ms", "maxMs"],
+          additionalProperties: false,
+          properties: { minute: time, started: count, p50Ms: nullableMs, p99Ms: nullableMs, maxMs: nullableMs },
+        },
+      },
+      queue: {
+        type: "object",
+        required: ["waiting", "oldestPlannedAt", "running"],
+        additionalProperties: false,
+        properties: {
+          waiting: capped("Attempts handed to the queue and not started yet (first attempts, retries and replays; held ones are not in the queue)"),
+          oldestPlannedAt: { ...nullableTime, description: "When the oldest waiting attempt was due; null when none waits." },
+          running: capped("Triggers running now"),
+        },
+      },
+      held: {
+        type: "array",
+        description: "Due attempts a tag policy holds back, per tag, the largest backlogs first; at most 50 tags.",
+        items: {
+          type: "object",
+          required: ["tag", "held", "oldestPlannedAt"],
+          additionalProperties: false,
+          properties: {
+            tag: { type: "string" },
+            held: { ...capped("Attempts held by this tag"), minimum: 1 },
+            oldestPlannedAt: { ...time, description: "When the oldest of them was due." },
+          },
+        },
+      },
+      upcoming: {
+        type: "object",
+        description: "Registered one-shots and instances of recurring triggers due from the start of the current minute on (a recurring trigger's next run only).",
+        required: ["slotMinutes", "slots", "next"],
+        additionalProperties: false,
+        properties: {
+          slotMinutes: { type: "integer", minimum: 1, description: "Minutes per slot (5)." },
+          slots: {
+            type: "array",
+            description: "The next hour in slots of `slotMinutes`, earliest first: how many are due in each.",
+            items: {
+              type: "object",
+              required: ["from", "due"],
+              additionalProperties: false,
+              properties: { from: time, due: capped("Triggers due in this slot") },
+            },
+          },
+          next: {
+            type: "array",
+            description: "The next ten due, earliest first.",
+            items: {
+              type: "object",
+              required: ["id", "customKey", "title", "url", "method", "tags", "scheduledAt", "generatorId"],
+              additionalProperties: false,
+              properties: {
+                id: uuid,
+                customKey: { type: ["string", "null"] },
+                title: { type: ["string", "null"] },
+                url: { type: "string" },
+                method: { type: "string" },
+                tags: { type: "array", items: { type: "string" } },
+                scheduledAt: time,
+                generatorId: { type: ["string", "null"], format: "uuid", description: "Set on instances: their recurring trigger." },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+};
+
 const SERVICE: Json = {
   Health: {
     type: "object",
@@ -204,4 +292,4 @@ const SERVICE: Json = {
   },
 };
 
-export const SESSION_SCHEMAS: Json = { ...TRIGGERS, ...ACCOUNT, ...SERVICE };
+export const SESSION_SCHEMAS: Json = { ...TRIGGERS, ...ACCOUNT, ...OVERVIEW, ...SERVICE };

@@ -1,9 +1,10 @@
 // The dashboard's data endpoints (docs/api/dashboard-api.md): trigger and execution lists,
-// one trigger with its executions, Replay now / Retry now, project usage and
-// per-minute outcome counts. Every route needs a live session or an API key
-// (auth/reader.ts) and sees only that project.
+// one trigger with its executions, Replay now / Retry now, project usage,
+// per-minute outcome counts and the overview (lateness, queue, held backlog
+// per tag, runs due in the next hour). Every route needs a live session or
+// an API key (auth/reader.ts) and sees only that project.
 //
-// The reads and their JSON shapes live in @ttr/db (results.ts), shared with
+// The reads and their JSON shapes live in @ttr/db (results.ts, overview.ts), shared with
 // the CLI; this file reads the query parameters. `limit` above 500 is a 400 rather than silently
 // clamped, like every other out-of-range value. Query parameters left empty
 // (`?status=`) mean no filter; an unknown value, or a parameter given twice,
@@ -97,6 +98,12 @@ export function dashboardRoutes(deps: Deps): express.Router {
     const minutes = intParam(req, "minutes", DEFAULT_MINUTES, MAX_MINUTES);
     const buckets = await d.executionStats(deps.reads, projectId, new Date(), minutes);
     res.json({ buckets: buckets.map((b) => ({ ...b, minute: b.minute.toISOString() })) });
+  });
+
+  router.get("/overview", auth, async (req, res) => {
+    const { projectId } = readerOf(res);
+    const minutes = intParam(req, "minutes", DEFAULT_MINUTES, MAX_MINUTES);
+    res.json(await d.projectOverview(deps.reads, projectId, new Date(), minutes));
   });
 
   return router;

@@ -1,108 +1,69 @@
-// Attempts per minute by outcome (GET /stats) as stacked bars in inline SVG.
+// Attempts per minute by outcome (GET /stats) as stacked bars (recharts).
 // Dead letters are failures too, so they are marked on top of their bar
-// rather than stacked. The picture's title says the totals in words for
-// screen readers; the legend shows them to everyone.
-import { useEffect, useId, useRef, useState } from "react";
+// rather than stacked. The picture's accessible name says the totals in
+// words for screen readers; the legend shows them to everyone.
+import { Bar, CartesianGrid, ComposedChart, ResponsiveContainer, Scatter, Tooltip, XAxis, YAxis } from "recharts";
+import { AXIS_TICK, COLORS, hhmm } from "../lib/chart";
 import type { StatsBucket } from "../lib/types";
 
 const SERIES = [
-  { key: "success", label: "Success", className: "s-success" },
-  { key: "httpFailure", label: "HTTP failure", className: "s-http" },
-  { key: "networkFailure", label: "Network failure", className: "s-network" },
+  { key: "success", label: "Success", className: "s-success", color: COLORS.success },
+  { key: "httpFailure", label: "HTTP failure", className: "s-http", color: COLORS.http },
+  { key: "networkFailure", label: "Network failure", className: "s-network", color: COLORS.network },
 ] as const;
 
-const H = 220;
-const PAD = { top: 12, right: 12, bottom: 28, left: 40 };
-
-const hhmm = (iso: string) => new Date(iso).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
-
-/** A rounded-up axis maximum with 4 even steps. */
-function niceMax(n: number): number {
-  if (n <= 4) return 4;
-  const step = 10 ** Math.floor(Math.log10(n / 4));
-  for (const m of [1, 2, 2.5, 5, 10]) if (step * m * 4 >= n) return step * m * 4;
-  return n;
+interface Row extends StatsBucket {
+  label: string;
+  /** the bar's height when the minute has dead letters, where their mark goes */
+  deadMark: number | null;
 }
 
-/** The element's width in CSS pixels, so the chart is drawn 1:1 and its labels keep their size. */
-function useWidth<T extends HTMLElement>(fallback: number) {
-  const ref = useRef<T>(null);
-  const [width, setWidth] = useState(fallback);
-  useEffect(() => {
-    const el = ref.current;
-    if (!el) return;
-    const observer = new ResizeObserver(([entry]) => {
-      if (entry) setWidth(Math.max(280, Math.floor(entry.contentRect.width)));
-    });
-    observer.observe(el);
-    return () => observer.disconnect();
-  }, []);
-  return [ref, width] as const;
+function Tip({ active, payload }: { active?: boolean; payload?: Array<{ payload: Row }> }) {
+  const row = payload?.[0]?.payload;
+  if (!active || !row) return null;
+  return (
+    <div className="chart-tip">
+      <strong>{row.label}</strong>
+      {SERIES.map((s) => (
+        <div key={s.key}>
+          {s.label}: {row[s.key]}
+        </div>
+      ))}
+      <div>Dead letters: {row.deadLetters}</div>
+    </div>
+  );
 }
 
 export function OutcomeChart({ buckets }: { buckets: StatsBucket[] }) {
-  const titleId = useId();
-  const [box, W] = useWidth<HTMLElement>(720);
   const totals = { success: 0, httpFailure: 0, networkFailure: 0, deadLetters: 0 };
-  let peak = 0;
-  for (const b of buckets) {
+  const rows: Row[] = buckets.map((b) => {
     totals.success += b.success;
     totals.httpFailure += b.httpFailure;
     totals.networkFailure += b.networkFailure;
     totals.deadLetters += b.deadLetters;
-    peak = Math.max(peak, b.success + b.httpFailure + b.networkFailure);
-  }
-  const max = niceMax(peak);
-  const innerW = W - PAD.left - PAD.right;
-  const innerH = H - PAD.top - PAD.bottom;
-  const slot = innerW / Math.max(buckets.length, 1);
-  const barW = Math.max(1, slot * 0.72);
-  const y = (v: number) => PAD.top + innerH - (v / max) * innerH;
-  // a time label about every 90 px, on whole multiples of 5 minutes
-  const labelEvery = Math.max(5, Math.ceil((90 / slot) / 5) * 5);
+    const height = b.success + b.httpFailure + b.networkFailure;
+    return { ...b, label: hhmm(b.minute), deadMark: b.deadLetters > 0 ? height : null };
+  });
   const summary =
     `Attempts per minute over the last ${buckets.length} minutes: ${totals.success} successful, ` +
     `${totals.httpFailure} HTTP failures, ${totals.networkFailure} network failures, ${totals.deadLetters} dead letters.`;
 
   return (
-    <figure className="chart" ref={box}>
-      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-labelledby={titleId}>
-        <title id={titleId}>{summary}</title>
-        {[0, 1, 2, 3, 4].map((i) => {
-          const v = (max / 4) * i;
-          return (
-            <g key={i} className="grid">
-              <line x1={PAD.left} x2={W - PAD.right} y1={y(v)} y2={y(v)} />
-              <text x={PAD.left - 6} y={y(v)} dy="0.32em" textAnchor="end">
-                {v}
-              </text>
-            </g>
-          );
-        })}
-        {buckets.map((b, i) => {
-          const x = PAD.left + i * slot + (slot - barW) / 2;
-          let base = 0;
-          return (
-            <g key={b.minute}>
-              {SERIES.map((s) => {
-                const v = b[s.key];
-                if (v === 0) return null;
-                const rect = <rect key={s.key} className={s.className} x={x} width={barW} y={y(base + v)} height={y(base) - y(base + v)} />;
-                base += v;
-                return rect;
-              })}
-              {b.deadLetters > 0 && <circle className="s-dead" cx={x + barW / 2} cy={y(base) - 5} r={3} />}
-            </g>
-          );
-        })}
-        {buckets.map((b, i) =>
-          i % labelEvery === 0 ? (
-            <text key={`t${b.minute}`} className="axis" x={PAD.left + i * slot + slot / 2} y={H - 8} textAnchor="middle">
-              {hhmm(b.minute)}
-            </text>
-          ) : null,
-        )}
-      </svg>
+    <figure className="chart">
+      <div className="chart-box" role="img" aria-label={summary} data-testid="outcome-chart">
+        <ResponsiveContainer width="100%" height={220}>
+          <ComposedChart data={rows} margin={{ top: 12, right: 12, bottom: 0, left: -12 }} accessibilityLayer={false}>
+            <CartesianGrid vertical={false} stroke={COLORS.grid} />
+            <XAxis dataKey="label" tick={AXIS_TICK} tickLine={false} minTickGap={28} />
+            <YAxis allowDecimals={false} tick={AXIS_TICK} tickLine={false} axisLine={false} />
+            <Tooltip content={<Tip />} isAnimationActive={false} cursor={{ fill: "rgba(51, 67, 201, 0.06)" }} />
+            {SERIES.map((s) => (
+              <Bar key={s.key} dataKey={s.key} stackId="outcomes" fill={s.color} isAnimationActive={false} maxBarSize={18} />
+            ))}
+            <Scatter dataKey="deadMark" fill={COLORS.dead} isAnimationActive={false} />
+          </ComposedChart>
+        </ResponsiveContainer>
+      </div>
       <figcaption>
         <ul className="legend">
           {SERIES.map((s) => (

@@ -3,7 +3,7 @@
 // ApiError carrying the status and the API's `{_tag, message}` when there is
 // one. A 401 on any call but sign-in means the session is gone: listeners
 // registered with onSessionLost send the person back to sign-in.
-import type { DeadLetterSelection, Execution, PolicyFields, Project, ScheduleResult, StatsBucket, TagPolicy, Trigger, TriggerBody } from "./types";
+import type { DeadLetterSelection, Execution, Overview, PolicyFields, Project, ScheduleResult, StatsBucket, TagPolicy, Trigger, TriggerBody } from "./types";
 
 export class ApiError extends Error {
   constructor(
@@ -120,6 +120,7 @@ export const api = {
 
   project: () => call<{ project: Project }>("GET", "/project"),
   stats: (minutes: number) => call<{ buckets: StatsBucket[] }>("GET", `/stats${q({ minutes })}`),
+  overview: (minutes: number) => call<Overview>("GET", `/overview${q({ minutes })}`),
 
   policies: () => call<{ tagPolicies: TagPolicy[] }>("GET", "/tag-policies"),
   createPolicy: (fields: PolicyFields) => call<{ tagPolicy: TagPolicy }>("POST", "/tag-policies", fields),

@@ -81,6 +81,34 @@ export interface StatsBucket {
   deadLetters: number;
 }
 
+/** GET /overview (docs/api/dashboard-api.md); counts equal to `countLimit` mean at least that many. */
+export interface Overview {
+  countLimit: number;
+  lateness: LatenessBucket[];
+  queue: { waiting: number; oldestPlannedAt: string | null; running: number };
+  held: Array<{ tag: string; held: number; oldestPlannedAt: string }>;
+  upcoming: { slotMinutes: number; slots: Array<{ from: string; due: number }>; next: DueTrigger[] };
+}
+
+export interface LatenessBucket {
+  minute: string;
+  started: number;
+  p50Ms: number | null;
+  p99Ms: number | null;
+  maxMs: number | null;
+}
+
+export interface DueTrigger {
+  id: string;
+  customKey: string | null;
+  title: string | null;
+  url: string;
+  method: string;
+  tags: string[];
+  scheduledAt: string;
+  generatorId: string | null;
+}
+
 export type RetryStrategy = "none" | "fixed" | "exponential";
 export type RetryOn = "network_only" | "5xx_and_network" | "non_2xx";
 

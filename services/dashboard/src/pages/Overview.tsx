@@ -1,13 +1,33 @@
-// This month's quota use (GET /project) and the last hour's attempts per
-// minute by outcome (GET /stats), refreshed while the page is open.
-import { useEffect, useState } from "react";
+// This month's quota use (GET /project), the last hour's attempts per
+// minute by outcome (GET /stats), and the overview of GET /overview: the
+// queue, held backlogs per tag, how late first attempts started, and what
+// is due in the next hour; refreshed while the page is open.
+import { lazy, type ReactNode, Suspense, useEffect, useState } from "react";
 import { ErrorNote } from "../components/bits";
-import { OutcomeChart } from "../components/OutcomeChart";
+import { HeldCard, NextDue, QueueCard } from "../components/OverviewCards";
 import { api, errorText } from "../lib/api";
 import { number } from "../lib/format";
 import { usePolling } from "../lib/polling";
 import { Link } from "../lib/router";
-import type { Project, StatsBucket } from "../lib/types";
+import type { Overview as OverviewData, Project, StatsBucket } from "../lib/types";
+
+/** Minutes of history the charts show. */
+const WINDOW = 60;
+
+// The charting library is about half of the dashboard's code: it is loaded
+// with the first chart, in a chunk of its own, not by every page.
+let chartsModule: Promise<typeof import("../components/charts")> | null = null;
+const charts = () => (chartsModule ??= import("../components/charts"));
+const OutcomeChart = lazy(() => charts().then((m) => ({ default: m.OutcomeChart })));
+const LatenessChart = lazy(() => charts().then((m) => ({ default: m.LatenessChart })));
+const UpcomingChart = lazy(() => charts().then((m) => ({ default: m.UpcomingChart })));
+
+const chartSkeleton = <div className="skeleton chart-skeleton" aria-busy="true" />;
+
+/** A chart once its data and its code are there, a placeholder until then. */
+function ChartSlot({ ready, children }: { ready: boolean; children: () => ReactNode }) {
+  return ready ? <Suspense fallback={chartSkeleton}>{children()}</Suspense> : chartSkeleton;
+}
 
 function monthName(): string {
   return new Date().toLocaleDateString(undefined, { month: "long", year: "numeric", timeZone: "UTC" });
@@ -42,6 +62,7 @@ function Quota({ project }: { project: Project }) {
 export function Overview() {
   const [project, setProject] = useState<Project | null>(null);
   const [buckets, setBuckets] = useState<StatsBucket[] | null>(null);
+  const [overview, setOverview] = useState<OverviewData | null>(null);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
@@ -50,9 +71,10 @@ export function Overview() {
 
   usePolling(async () => {
     try {
-      const [p, s] = await Promise.all([api.project(), api.stats(60)]);
+      const [p, s, o] = await Promise.all([api.project(), api.stats(WINDOW), api.overview(WINDOW)]);
       setProject(p.project);
       setBuckets(s.buckets);
+      setOverview(o);
       setError(null);
     } catch (e) {
       setError(errorText(e));
@@ -88,9 +110,26 @@ export function Overview() {
           </ul>
         </section>
       </div>
+      <div className="grid-2">
+        {overview ? <QueueCard overview={overview} /> : <div className="card skeleton" aria-busy="true" />}
+        {overview ? <HeldCard overview={overview} /> : <div className="card skeleton" aria-busy="true" />}
+      </div>
       <section className="card" aria-labelledby="chart-h">
         <h2 id="chart-h">Attempts per minute, last hour</h2>
-        {buckets ? <OutcomeChart buckets={buckets} /> : <div className="skeleton chart-skeleton" aria-busy="true" />}
+        <ChartSlot ready={buckets !== null}>{() => <OutcomeChart buckets={buckets!} />}</ChartSlot>
+      </section>
+      <section className="card" aria-labelledby="lateness-h">
+        <h2 id="lateness-h">Lateness of first attempts, last hour</h2>
+        <p className="muted small">How long after its scheduled time each trigger's first attempt started, per minute it started in.</p>
+        <ChartSlot ready={overview !== null}>{() => <LatenessChart buckets={overview!.lateness} />}</ChartSlot>
+      </section>
+      <section className="card" aria-labelledby="upcoming-h">
+        <h2 id="upcoming-h">Due in the next hour</h2>
+        <ChartSlot ready={overview !== null}>
+          {() => <UpcomingChart upcoming={overview!.upcoming} countLimit={overview!.countLimit} />}
+        </ChartSlot>
+        <h3>Next due</h3>
+        {overview && <NextDue next={overview.upcoming.next} />}
       </section>
     </section>
   );
