@@ -62,10 +62,6 @@ export const HAND_MADE_INDEXES = [
     sql: `CREATE INDEX "executions_reap_idx" ON "executions"("reap_after") WHERE "status" = 'started'`,
   },
   {
-    name: "executions_first_started_idx",
-    sql: `CREATE INDEX "executions_first_started_idx" ON "executions"("project_id", "started_at") WHERE "attempt_number" = 1 AND "started_at" IS NOT NULL`,
-  },
-  {
     name: "executions_project_in_queue_idx",
     sql: `CREATE INDEX "executions_project_in_queue_idx" ON "executions"("project_id", "planned_at") WHERE "status" = 'planned' AND "dispatched_at" IS NOT NULL`,
   },

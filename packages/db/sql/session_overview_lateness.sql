@@ -1,6 +1,6 @@
 -- How late a project's first attempts started, per minute, for the
 -- dashboard's overview (docs/api/dashboard-api.md): for the first attempts
--- that started in each minute of the window, how many, and the 50th and
+-- that started in each minute of the window and have ended, how many, and the 50th and
 -- 99th percentiles and the maximum of started_at − planned_at in
 -- milliseconds (a first attempt is planned at its trigger's scheduled
 -- time, so this is how long after its second it went out). Retries and
@@ -8,8 +8,11 @@
 -- schedule. Percentiles are nearest-rank (percentile_disc): each is the
 -- lateness of one of the attempts. Every minute of the window gets a row;
 -- the figures of a minute with no start are null.
--- Reads executions_first_started_idx (project, started_at) over the window
--- only, whatever the size of the history.
+-- Reads executions_project_completed_idx (project, completed_at) over the
+-- window only, like session_stats.sql, whatever the size of the history: an
+-- attempt ends within its timeout of its start, so one that started in the
+-- window ended after the window began (an attempt still in flight counts
+-- once it ends).
 -- Params: $1 project_id, $2 start of the first minute (timestamptz, whole
 -- minute), $3 number of minutes.
 -- Returns {minute, started, p50Ms, p99Ms, maxMs}, oldest first.
@@ -17,7 +20,9 @@ WITH firsts AS (
   SELECT date_trunc('minute', e.started_at) AS minute,
          (extract(epoch FROM e.started_at - e.planned_at) * 1000)::float8 AS late_ms
   FROM executions e
-  WHERE e.project_id = $1::uuid AND e.attempt_number = 1 AND e.started_at IS NOT NULL
+  WHERE e.project_id = $1::uuid
+    AND e.completed_at >= $2::timestamptz
+    AND e.attempt_number = 1 AND e.started_at IS NOT NULL
     AND e.started_at >= $2::timestamptz
     AND e.started_at < $2::timestamptz + make_interval(mins => $3::int)
 ), per_minute AS (
