@@ -4,6 +4,7 @@
 // pathType Prefix and Exact, so the test says what any conformant Ingress
 // controller would route.
 import { describe, expect, it } from "vitest";
+import { openApiDocument } from "../../services/api/src/openapi/index.js";
 import { find, type K8sObject, RELEASE, render } from "./chart.js";
 
 /** Kubernetes Ingress path matching: Exact is the whole path; Prefix compares path elements split by "/". */
@@ -31,12 +32,19 @@ const PUBLIC = [
   "/project",
   "/stats",
   "/overview",
+  "/dead-letters/replay",
+  "/dead-letters/discard",
   "/dashboard",
   "/dashboard/assets/index.js",
   "/openapi.json",
   "/reference",
 ];
 const INTERNAL = ["/metrics", "/metrics/", "/metrics/x", "/healthz", "/readyz", "/"];
+
+/** Every path the OpenAPI document describes, other than the probes and /metrics, with its parameters filled in. */
+const DOCUMENTED = Object.keys((openApiDocument() as { paths: Record<string, unknown> }).paths)
+  .map((p) => p.replace(/\{[^}]+\}/g, "4b1c"))
+  .filter((p) => !INTERNAL.includes(p));
 
 describe.each([
   ["ingress enabled on the default values", [] as string[], ["api.ingress.enabled=true"]],
@@ -47,9 +55,10 @@ describe.each([
     return ingress.spec.rules.flatMap((r: K8sObject) => r.http.paths.map((p: K8sObject) => ({ host: r.host as string, ...p })));
   };
 
-  it("routes every public path to the api's http port", async () => {
+  it("routes every public path, and every path the OpenAPI document describes, to the api's http port", async () => {
     const rules = await rulesOf();
-    for (const path of PUBLIC) {
+    expect(DOCUMENTED).toContain("/dead-letters/replay");
+    for (const path of [...PUBLIC, ...DOCUMENTED]) {
       const matched = rules.filter((r: K8sObject) => routes(r as { path: string; pathType: string }, path));
       expect(matched.length, path).toBeGreaterThan(0);
       for (const r of matched) expect(r.backend.service, path).toEqual({ name: `${RELEASE}-ttr-api`, port: { name: "http" } });

@@ -88,7 +88,7 @@ Prometheus and the kubelet reach the pods inside the cluster, and nothing
 outside it needs them. A JSON list; a new public endpoint family is added here.
 */}}
 {{- define "ttr.publicPaths" -}}
-{{- list "/schedule" "/cancel" "/declare" "/bulk" "/tag-policies" "/auth" "/triggers" "/executions" "/project" "/stats" "/overview" "/dashboard" "/openapi.json" "/reference" | toJson }}
+{{- list "/schedule" "/cancel" "/declare" "/bulk" "/tag-policies" "/auth" "/triggers" "/executions" "/project" "/stats" "/overview" "/dead-letters" "/dashboard" "/openapi.json" "/reference" | toJson }}
 {{- end }}
 
 {{/* dict "key" "evaluation.redis.image" "image" .Values.evaluation.redis.image -> repository:tag, never latest */}}
