@@ -39,6 +39,32 @@ function memoryRows(r) {
   return Object.entries(r.memoryMb).map(([svc, m]) => [svc, fmt(m.rss, 0, " MB"), fmt(m.hwm, 0, " MB")]);
 }
 
+/**
+ * Out of the box against a hand-built queue: every setting at its default,
+ * beside the baseline (BullMQ delayed jobs + got at concurrency 100).
+ */
+function defaultGoals(s, add) {
+  const d = s.defaults?.agg;
+  const b = s.baseline?.agg;
+  const d1k = d?.steady?.["1000"];
+  if (d1k) add("defaults, 1,000 fires/s: lateness p99 < 300 ms", `p99 ${ms(d1k.lateness.p99)} (baseline ${b?.steady?.["1000"] ? ms(b.steady["1000"].lateness.p99) : "–"})`, med(d1k.lateness.p99) < 300);
+  const d2k = d?.steady?.["2000"];
+  if (d2k) add("defaults, 2,000 fires/s: lateness p99 < 600 ms, none over 1 s", `p99 ${ms(d2k.lateness.p99)}, max ${ms(d2k.lateness.max)} (baseline ${b?.steady?.["2000"] ? `${ms(b.steady["2000"].lateness.p99)}, max ${ms(b.steady["2000"].lateness.max)}` : "–"})`, med(d2k.lateness.p99) < 600 && worst(d2k.lateness.max) <= 1000);
+  if (d?.burst && b?.burst) {
+    const ratio = med(d.burst.firesPerS) / med(b.burst.firesPerS);
+    add(`defaults, ${fmt(d.burst.count)} due in one second: ≥ 1.2 × the baseline's fires/s`, `${fmt(d.burst.firesPerS)} vs ${fmt(b.burst.firesPerS)} fires/s = ${ratio.toFixed(2)} ×`, ratio >= 1.2);
+  }
+  const dec = s.declare?.agg;
+  if (dec?.bulkVsAddBulk) add("/bulk items/s ≥ 1.0 × BullMQ addBulk (same items)", `${ms(dec.bulkWarmMs)} vs ${ms(dec.addBulkMs)} for ${fmt(dec.items)} = ${fmt(dec.bulkVsAddBulk, 2, " ×")}`, med(dec.bulkVsAddBulk) >= 1);
+  const api1k = s["through-api"]?.agg?.["1000"];
+  if (api1k) {
+    const total = Object.values(api1k.cpuPerFireUs).reduce((t, v) => t + med(v), 0);
+    const base = b?.steady?.["1000"]?.cpuPerFireUs;
+    const baseTotal = base ? med(base.worker) + med(base.redis) : Number.NaN;
+    add("defaults, scheduled through /bulk at 1,000/s: CPU per fire, all processes, ≤ 430 µs", `${total.toFixed(0)} µs (baseline worker + Redis: ${Number.isFinite(baseTotal) ? baseTotal.toFixed(0) : "–"} µs)`, total <= 430);
+  }
+}
+
 /** The issue's goals, each with the figure that decides it. */
 export function goals(s) {
   const out = [];
@@ -70,6 +96,7 @@ export function goals(s) {
   }
   if (s.held?.agg) add("held backlog: other tags' p99 within 0.5 s of the clean run", `Δp99 ${ms(s.held.agg.p99DeltaMs)}`, med(s.held.agg.p99DeltaMs) <= 500);
   if (s["large-state"]?.agg) largeStateGoals(s["large-state"].agg, add);
+  defaultGoals(s, add);
   return out;
 }
 
