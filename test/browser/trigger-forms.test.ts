@@ -230,4 +230,23 @@ describe("creating, editing and cancelling triggers in the dashboard", () => {
     expect(target.hits("/later")).toHaveLength(0);
     expect(browser.problems).toEqual([]);
   }, T);
+
+  it("a body that is not UTF-8 text (a /bulk base64 item) is not offered for editing, so saving cannot change its bytes; Cancel still is", async () => {
+    const made = await sys.call(
+      "POST",
+      "/bulk",
+      { "ttr-api-key": sys.apiKey, "content-type": "application/json" },
+      JSON.stringify({ upserts: [{ customKey: "binary-body", url: `${target.base}/binary`, method: "POST", scheduledAt: "2099-03-01T10:00:00Z", body: { _tag: "base64", value: "/wD+" } }] }),
+    );
+    expect(made.status, made.text).toBe(200);
+    const id = made.json().upserts[0].id as string;
+    await page.goto(dashboard(`/triggers/${id}`));
+    await waitText(page.locator(".actions.manage"), "not UTF-8 text");
+    expect(await page.getByRole("button", { name: "Edit", exact: true }).count()).toBe(0);
+    expect(await page.getByRole("button", { name: "Cancel trigger" }).count()).toBe(1);
+    // the stored bytes are untouched
+    const [row] = await sys.db.$queryRawUnsafe<Array<{ body: Uint8Array }>>("SELECT body FROM triggers WHERE id = $1::uuid", id);
+    expect(Buffer.from(row!.body).toString("hex")).toBe("ff00fe");
+    expect(browser.problems).toEqual([]);
+  }, T);
 });

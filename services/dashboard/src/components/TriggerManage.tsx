@@ -12,6 +12,16 @@ export function canEdit(t: Trigger): boolean {
   return t.kind === "generator" ? t.status === "active" : t.status === "registered" && t.generatorId === null;
 }
 
+/**
+ * The API gives a stored body as UTF-8 text, with U+FFFD in place of bytes
+ * that are not (a /declare or /bulk item can store any bytes, as base64).
+ * The form edits text only, so saving such a body would change those
+ * bytes: Edit is offered only for bodies that came through whole.
+ */
+export function bodyIsText(t: Trigger): boolean {
+  return t.body === null || !t.body.includes("\uFFFD");
+}
+
 export function canCancel(t: Trigger): boolean {
   return t.kind === "generator" ? t.status === "active" : t.status === "registered" || t.status === "skipped" || t.status === "retrying";
 }
@@ -46,10 +56,15 @@ export function TriggerManage({ trigger: t, editing, editRef, onEdit, onCancelle
 
   return (
     <div className="actions manage">
-      {canEdit(t) && (
+      {canEdit(t) && bodyIsText(t) && (
         <button ref={editRef} type="button" className="button" onClick={onEdit} disabled={editing}>
           Edit
         </button>
+      )}
+      {canEdit(t) && !bodyIsText(t) && (
+        <p className="hint">
+          Its body holds bytes that are not UTF-8 text, which the form cannot keep: edit it through /schedule, /declare or /bulk.
+        </p>
       )}
       {canCancel(t) && (
         <button type="button" className="button danger" onClick={() => setConfirming(true)}>

@@ -8,7 +8,7 @@ import { type ReactNode, useCallback, useEffect, useRef, useState } from "react"
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { Executions } from "../components/Executions";
 import { TriggerEditor } from "../components/TriggerEditor";
-import { canCancel, canEdit, TriggerManage } from "../components/TriggerManage";
+import { bodyIsText, canCancel, canEdit, TriggerManage } from "../components/TriggerManage";
 import { Body, ErrorNote, HeaderList, Notice, StatusBadge, Tags, Time } from "../components/bits";
 import { ApiError, api, errorText } from "../lib/api";
 import { describeCron, nextRuns } from "../lib/cron";
@@ -285,7 +285,7 @@ export function TriggerDetail({ id }: { id: string }) {
       <Notice text={notice} />
       <ErrorNote error={error} />
 
-      {editing && canEdit(t) && (
+      {editing && canEdit(t) && bodyIsText(t) && (
         <TriggerEditor
           editing={{ mode: "edit", trigger: t }}
           onSaved={saved}
