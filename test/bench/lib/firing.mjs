@@ -104,29 +104,27 @@ export async function ttrFiring(ctx, plan, opts = {}) {
     const { projectId, apiKey } = await benchProject(database.url);
     sys = await startTtr(database, ctx.redisUrl, opts.services ?? {});
     if (opts.before) await opts.before({ db, projectId, sink, sys });
-    const finish = (result) => {
-      result.memoryMb = memoryOf(sys.procs);
-      result.strays = sink.strays();
-      opts.after?.(sink, result);
-      if (!result.complete) result.tail = sys.procs.map((p) => `--- ${p.name}\n${p.tail()}`).join("\n");
-      return result;
-    };
     const warm = warmupOf(plan);
+    let t0;
+    let loading = null;
     if (plan.throughApi) {
-      const t0 = secondAfter(LEAD_MS + 500) + warm.ms;
-      const loading = scheduleThroughApi({ base: sys.apiBase, apiKey, sinkBase: sink.base, t0, rate: plan.throughApi.rate, seconds: plan.count / plan.throughApi.rate, warm });
-      const meter = await cpuMeter({ ...ttrGroups(sys), ...serverGroups(db) });
-      const [result] = await Promise.all([measure(sink, plan, t0, meter, opts.progress), loading]);
-      return finish(result);
+      t0 = secondAfter(LEAD_MS + 500) + warm.ms;
+      loading = scheduleThroughApi({ base: sys.apiBase, apiKey, sinkBase: sink.base, t0, rate: plan.throughApi.rate, seconds: plan.count / plan.throughApi.rate, warm });
+    } else {
+      t0 = secondAfter(1500 + (plan.count + warm.count) / 30) + warm.ms;
+      await insertTriggers(db, projectId, { count: plan.count, sinkBase: sink.base, dueAt: (n) => t0 + plan.offset(n), tags: plan.tags ?? [] });
+      if (warm.count > 0) {
+        await insertTriggers(db, projectId, { from: 0, count: warm.count, sinkBase: `${sink.base}/w`, dueAt: (n) => t0 - warm.ms + warm.offset(n), tags: plan.tags ?? [], idBase: plan.count + (plan.sinkSize ?? 0) });
+      }
+      if (Date.now() > t0 - 200) throw new Error(`inserting ${plan.count} triggers took too long: ${Date.now() - t0} ms past T0`);
     }
-    const t0 = secondAfter(1500 + (plan.count + warm.count) / 30) + warm.ms;
-    await insertTriggers(db, projectId, { count: plan.count, sinkBase: sink.base, dueAt: (n) => t0 + plan.offset(n), tags: plan.tags ?? [] });
-    if (warm.count > 0) {
-      await insertTriggers(db, projectId, { from: 0, count: warm.count, sinkBase: `${sink.base}/w`, dueAt: (n) => t0 - warm.ms + warm.offset(n), tags: plan.tags ?? [], idBase: plan.count + (plan.sinkSize ?? 0) });
-    }
-    if (Date.now() > t0 - 200) throw new Error(`inserting ${plan.count} triggers took too long: ${Date.now() - t0} ms past T0`);
     const meter = await cpuMeter({ ...ttrGroups(sys), ...serverGroups(db) });
-    return finish(await measure(sink, plan, t0, meter, opts.progress));
+    const [result] = await Promise.all([measure(sink, plan, t0, meter, opts.progress), loading]);
+    result.memoryMb = memoryOf(sys.procs);
+    result.strays = sink.strays();
+    opts.after?.(sink, result);
+    if (!result.complete) result.tail = sys.procs.map((p) => `--- ${p.name}\n${p.tail()}`).join("\n");
+    return result;
   } finally {
     await sys?.stop();
     await sink.close();

@@ -69,9 +69,8 @@ const PAGE = 50;
 const TICK = "ttr_scheduler_tick_duration_seconds";
 const SWEEP = "ttr_scheduler_sweep_duration_seconds";
 
-/** A histogram of the scheduler's (its ticks by default): cumulative bucket counts by upper bound (s), sum and count. */
-async function scrapeTicks(sys, name = TICK) {
-  const text = await fetch(`http://127.0.0.1:${sys.scheduler.port}/metrics`).then((r) => r.text());
+/** One histogram of a /metrics text: cumulative bucket counts by upper bound (s), sum and count. */
+function histogram(text, name) {
   const buckets = new Map();
   let sum = 0;
   let count = 0;
@@ -89,6 +88,12 @@ async function scrapeTicks(sys, name = TICK) {
   }
   if (buckets.size === 0) throw new Error(`the scheduler's /metrics has no ${name} histogram`);
   return { buckets, sum, count };
+}
+
+/** The scheduler's tick and sweep histograms, from one scrape. */
+async function scrapeTicks(sys) {
+  const text = await fetch(`http://127.0.0.1:${sys.scheduler.port}/metrics`).then((r) => r.text());
+  return { ticks: histogram(text, TICK), sweeps: histogram(text, SWEEP) };
 }
 
 /**
@@ -161,7 +166,6 @@ async function fireWindow(env, w) {
   const meter = await cpuMeter({ ...ttrGroups(sys), ...serverGroups(db) });
   await sleep(t0 - Date.now());
   const ticks0 = await scrapeTicks(sys);
-  const sweeps0 = await scrapeTicks(sys, SWEEP);
   await meter.reset();
   const machine0 = machineCpuMs();
   const own0 = process.cpuUsage();
@@ -172,7 +176,6 @@ async function fireWindow(env, w) {
   const complete = await sink.waitFor(target, { deadline: lastDue + 300_000 });
   w.endedAt = Date.now();
   const ticks1 = await scrapeTicks(sys);
-  const sweeps1 = await scrapeTicks(sys, SWEEP);
   const cpu = await meter.read();
   const wallMs = Date.now() - wall0;
   const own = process.cpuUsage(own0);
@@ -186,8 +189,8 @@ async function fireWindow(env, w) {
     missed: f.missed,
     duplicated: f.duplicated,
     lateness: { p50: f.lateness.p50, p99: f.lateness.p99, max: f.lateness.max },
-    ticks: tickFigures(ticks0, ticks1),
-    sweeps: tickFigures(sweeps0, sweeps1),
+    ticks: tickFigures(ticks0.ticks, ticks1.ticks),
+    sweeps: tickFigures(ticks0.sweeps, ticks1.sweeps),
     otherCpuPct: (100 * (machineCpuMs() - machine0 - ours)) / wallMs,
   };
   if (!complete) out.tail = sys.procs.map((p) => `--- ${p.name}\n${p.tail()}`).join("\n");
