@@ -4,40 +4,29 @@
 // range, each counted first; a recurring trigger's next runs with their UTC
 // offsets (docs/dashboard.md). Every check ends in what the
 // API and the database hold, or in what the target received.
-import { randomBytes } from "node:crypto";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createUser } from "@ttr/db";
-import { startSystem, type System } from "../support/system.js";
-import { startTarget, type Target } from "../support/target.js";
-import { axeViolations, type Browser, berlinLocal, openBrowser, recordCalls, type SentCall, signInPage, waitText } from "./browser.js";
+import type { System } from "../support/system.js";
+import type { Target } from "../support/target.js";
+import { axeViolations, type Browser, berlinLocal, type SentCall, type SignedInDashboard, signedInDashboard, waitText } from "./browser.js";
 
 let sys: System;
 let target: Target;
 let browser: Browser;
 let page: Page;
-const email = `actions-${randomBytes(3).toString("hex")}@example.com`;
-const password = "a long enough password";
 /** Bodies of the page's POST and PUT calls, by path. */
 let sent: SentCall[] = [];
+let dashboardUnderTest: SignedInDashboard | undefined;
 
 beforeAll(async () => {
-  target = await startTarget();
-  target.on("/held", (_req, res) => res.writeHead(200).end("ok"));
-  target.on("/fail", (_req, res) => res.writeHead(500, { "content-type": "text/plain" }).end("down"));
-  sys = await startSystem();
-  await createUser(sys.db, sys.projectId, email, password);
-  browser = await openBrowser();
-  page = browser.page;
-  sent = recordCalls(page, ["POST", "PUT"]);
-  await signInPage(page, sys.base, email, password);
+  dashboardUnderTest = await signedInDashboard("actions", ["POST", "PUT"], (t) => {
+    t.on("/held", (_req, res) => res.writeHead(200).end("ok"));
+    t.on("/fail", (_req, res) => res.writeHead(500, { "content-type": "text/plain" }).end("down"));
+  });
+  ({ sys, target, browser, page, sent } = dashboardUnderTest);
 }, 90_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await sys?.stop();
-  await target?.close();
-});
+afterAll(() => dashboardUnderTest?.close());
 
 const T = 60_000;
 const dashboard = (p = "") => `${sys.base}/dashboard${p}`;

@@ -1,12 +1,16 @@
 // Debian's Chromium driven by playwright-core, for the dashboard's browser
 // tests. `npm test` installs Chromium when it is missing (scripts/test.mjs);
 // without it these tests fail with a message rather than being skipped.
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { type BrowserContext, chromium, type Locator, type Page } from "playwright-core";
+import { createUser } from "@ttr/db";
+import { startSystem, type System } from "../support/system.js";
+import { startTarget, type Target } from "../support/target.js";
 
 export const CHROMIUM = "/usr/bin/chromium";
 
@@ -137,4 +141,45 @@ export function recordCalls(page: Page, methods: string[]): SentCall[] {
     if (methods.includes(r.method())) sent.push({ method: r.method(), path: new URL(r.url()).pathname, body: r.postData() ? JSON.parse(r.postData()!) : null });
   });
   return sent;
+}
+
+export interface SignedInDashboard {
+  sys: System;
+  target: Target;
+  browser: Browser;
+  page: Page;
+  /** the page's calls with the methods asked for, in order */
+  sent: SentCall[];
+  close(): Promise<void>;
+}
+
+/**
+ * What a dashboard test drives: a real target (given its answers by
+ * `prepare` first), the whole system, Chromium, and a new user of the
+ * system's project signed in, with the page's calls of `methods` recorded
+ * from the sign-in on. `close` stops all of it.
+ */
+export async function signedInDashboard(name: string, methods: string[], prepare?: (target: Target) => void): Promise<SignedInDashboard> {
+  const email = `${name}-${randomBytes(3).toString("hex")}@example.com`;
+  const password = "a long enough password";
+  const target = await startTarget();
+  prepare?.(target);
+  let sys: System | undefined;
+  let browser: Browser | undefined;
+  const close = async () => {
+    await browser?.close();
+    await sys?.stop();
+    await target.close();
+  };
+  try {
+    sys = await startSystem();
+    await createUser(sys.db, sys.projectId, email, password);
+    browser = await openBrowser();
+    const sent = recordCalls(browser.page, methods);
+    await signInPage(browser.page, sys.base, email, password);
+    return { sys, target, browser, page: browser.page, sent, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
 }

@@ -6,39 +6,27 @@
 // confirmation; a one-shot is edited and cancelled too. Every check ends in
 // what the page sent, what the API and the database hold, or what the
 // target received.
-import { randomBytes } from "node:crypto";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createUser } from "@ttr/db";
 import { instancesOf } from "../support/rows.js";
-import { startSystem, type System } from "../support/system.js";
-import { startTarget, type Target } from "../support/target.js";
-import { axeViolations, type Browser, berlinLocal, openBrowser, recordCalls, type SentCall, signInPage, waitText } from "./browser.js";
+import type { System } from "../support/system.js";
+import type { Target } from "../support/target.js";
+import { axeViolations, type Browser, berlinLocal, type SentCall, type SignedInDashboard, signedInDashboard, waitText } from "./browser.js";
 
 let sys: System;
 let target: Target;
 let browser: Browser;
 let page: Page;
-const email = `forms-${randomBytes(3).toString("hex")}@example.com`;
-const password = "a long enough password";
 /** The page's POST, PUT and DELETE calls, in order. */
 let sent: SentCall[] = [];
+let dashboardUnderTest: SignedInDashboard | undefined;
 
 beforeAll(async () => {
-  target = await startTarget();
-  sys = await startSystem();
-  await createUser(sys.db, sys.projectId, email, password);
-  browser = await openBrowser();
-  page = browser.page;
-  sent = recordCalls(page, ["POST", "PUT", "DELETE"]);
-  await signInPage(page, sys.base, email, password);
+  dashboardUnderTest = await signedInDashboard("forms", ["POST", "PUT", "DELETE"]);
+  ({ sys, target, browser, page, sent } = dashboardUnderTest);
 }, 90_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await sys?.stop();
-  await target?.close();
-});
+afterAll(() => dashboardUnderTest?.close());
 
 const T = 60_000;
 const dashboard = (p = "") => `${sys.base}/dashboard${p}`;
