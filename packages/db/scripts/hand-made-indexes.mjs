@@ -71,7 +71,11 @@ export const HAND_MADE_INDEXES = [
   },
   {
     name: "triggers_pending_tags_idx",
-    sql: `CREATE INDEX "triggers_pending_tags_idx" ON "triggers" USING GIN ("tags") WHERE "status" IN ('registered', 'skipped', 'retrying', 'queued')`,
+    sql: `CREATE INDEX "triggers_pending_tags_idx" ON "triggers" USING GIN ("tags") WHERE "status" IN ('registered', 'skipped', 'retrying', 'queued') AND cardinality("tags") > 0`,
+  },
+  {
+    name: "executions_project_completed_idx",
+    sql: `CREATE INDEX "executions_project_completed_idx" ON "executions"("project_id", "completed_at") WHERE "completed_at" IS NOT NULL`,
   },
   {
     name: "triggers_one_pending_instance",

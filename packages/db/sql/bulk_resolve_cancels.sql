@@ -5,6 +5,8 @@
 -- the registered, skipped, retrying and queued triggers (one-shots and
 -- instances) and the active recurring triggers carrying it. A string entry
 -- is looked up both by ID and by key; the caller picks.
+-- By tag, the one-shots are read through the GIN index of pending tagged
+-- triggers (triggers_pending_tags_idx), whose predicate is repeated here.
 -- Params: $1 project_id, $2 entries (jsonb: n, by ('id' | 'key' | 'tag' |
 -- 'string'), uuid (the value when it is a UUID, else null), value).
 -- Returns {n, via ('id' | 'key' | 'tag'), kind, id, customKey, status,
@@ -32,7 +34,7 @@ WHERE x.by IN ('key', 'string')
 UNION ALL
 SELECT x.n, 'tag', 'job', t.id::text, t.custom_key, t.status::text, t.created_at, t.part_day::text
 FROM x JOIN triggers t ON t.project_id = $1::uuid AND t.tags @> ARRAY[x.value]
-                      AND t.status IN ('registered', 'skipped', 'retrying', 'queued')
+                      AND t.status IN ('registered', 'skipped', 'retrying', 'queued') AND cardinality(t.tags) > 0
 WHERE x.by = 'tag'
 UNION ALL
 SELECT x.n, 'tag', 'generator', g.id::text, g.custom_key, g.status::text, g.created_at, NULL

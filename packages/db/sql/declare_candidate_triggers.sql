@@ -5,7 +5,8 @@
 -- Locked in creation order, so the scheduler skips them until the call ends
 -- and two calls lock in the same order. The body is compared by its hash.
 -- The two halves are found separately so each can use its index (the GIN
--- index of pending triggers' tags, triggers_generator_idx); an OR of both
+-- index of pending tagged triggers' tags, whose predicate the one-shot half
+-- repeats: `cardinality(tags) > 0`; triggers_generator_idx); an OR of both
 -- would scan the whole table. Each row is then found again by its full key
 -- (id, part_day), which reads one partition, not every day's.
 -- Params: $1 project_id, $2 tag.
@@ -17,7 +18,7 @@ FROM triggers t
 WHERE (t.id, t.part_day) IN (
     SELECT o.id, o.part_day FROM triggers o
     WHERE o.project_id = $1::uuid AND o.generator_id IS NULL AND o.tags @> ARRAY[$2::text]
-      AND o.status IN ('registered', 'skipped', 'retrying', 'queued')
+      AND o.status IN ('registered', 'skipped', 'retrying', 'queued') AND cardinality(o.tags) > 0
     UNION ALL
     SELECT i.id, i.part_day FROM generators g
     JOIN triggers i ON i.generator_id = g.id AND i.status IN ('registered', 'skipped', 'retrying', 'queued')
