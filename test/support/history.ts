@@ -97,5 +97,9 @@ export async function seedHistory(client: pg.Client, shape: HistoryShape): Promi
   for (let from = 1; from <= shape.pending; from += chunk) {
     await client.query(PENDING, [shape.projectIds, from, Math.min(shape.pending, from + chunk - 1)]);
   }
-  await client.query("ANALYZE triggers, executions, trigger_tags");
+  // The per-minute counts of the last two days' attempts, as the migration
+  // that made attempt_minutes counted them (the services count as they go).
+  await client.query(`
+    SELECT ttr_count_completed_since(now() - interval '2 days')`);
+  await client.query("ANALYZE triggers, executions, trigger_tags, attempt_minutes");
 }

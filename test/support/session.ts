@@ -144,5 +144,16 @@ export async function seedExecution(api: TestApi, projectId: string, triggerId: 
     e.responseHeaders == null ? null : JSON.stringify(e.responseHeaders), e.responseBody ?? null, e.responseSize ?? null,
     e.errorMessage ?? null, e.isDeadLetter ?? false, e.createdAt ?? new Date(), e.dispatchedAt ?? null, e.heldBy ?? null,
   );
-  return rows[0]!.id;
+  const id = rows[0]!.id;
+  // An ended attempt is counted per minute by the statement that records it
+  // (finish_attempts.sql); a seeded one is counted here by the same function.
+  if (e.completedAt) {
+    await api.db.$queryRawUnsafe(
+      `SELECT ttr_count_attempts(array_agg(e.project_id), array_agg(e.completed_at), array_agg(e.response_status), array_agg(e.error_message IS NOT NULL),
+                                 array_agg(e.is_dead_letter), array_agg(e.attempt_number), array_agg(e.started_at), array_agg(e.planned_at)) AS n
+       FROM executions e WHERE e.id = $1::uuid`,
+      id,
+    );
+  }
+  return id;
 }

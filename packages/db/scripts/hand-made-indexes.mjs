@@ -74,10 +74,6 @@ export const HAND_MADE_INDEXES = [
     sql: `CREATE INDEX "triggers_pending_tags_idx" ON "triggers" USING GIN ("tags") WHERE "status" IN ('registered', 'skipped', 'retrying', 'queued') AND cardinality("tags") > 0`,
   },
   {
-    name: "executions_project_completed_idx",
-    sql: `CREATE INDEX "executions_project_completed_idx" ON "executions"("project_id", "completed_at") WHERE "completed_at" IS NOT NULL`,
-  },
-  {
     name: "triggers_one_pending_instance",
     sql: `CREATE UNIQUE INDEX "triggers_one_pending_instance" ON "triggers"("generator_id", "part_day") WHERE "status" = 'registered' AND "generator_id" IS NOT NULL`,
   },

@@ -8,7 +8,8 @@
 -- under (date: only that day's partitions are read, also by a prepared
 -- plan, so attempts of several days take one statement per day).
 -- Returns one row per attempt recorded (none for one already closed as
--- Executor died), with its planned retry if any.
+-- Executor died), with its planned retry if any. The attempts are also
+-- counted per minute (attempt_minutes, through ttr_count_attempts).
 WITH outcome AS (
   SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::int[], $4::text[], $5::text[], $6::int[], $7::text[], $8::boolean[], $9::timestamptz[])
     AS o(id, completed_at, response_status, response_headers, response_body, response_size, error_message, is_dead_letter, retry_at)
@@ -21,7 +22,13 @@ WITH outcome AS (
   -- `id = ANY` keeps the primary-key lookup in a kept plan, whatever the
   -- planner thinks of a join with an unnest
   WHERE e.id = ANY ($1::uuid[]) AND e.id = o.id AND e.part_day = $10::date AND e.status = 'started'
-  RETURNING e.id, e.trigger_id, e.part_day, o.retry_at
+  RETURNING e.id, e.trigger_id, e.part_day, o.retry_at, e.project_id, e.completed_at, e.response_status, e.error_message,
+            e.is_dead_letter, e.attempt_number, e.started_at, e.planned_at
+), counted AS (
+  -- each attempt adds itself to its minute's counts (GET /stats, the overview's lateness)
+  SELECT ttr_count_attempts(array_agg(project_id), array_agg(completed_at), array_agg(response_status), array_agg(error_message IS NOT NULL),
+                            array_agg(is_dead_letter), array_agg(attempt_number), array_agg(started_at), array_agg(planned_at)) AS n
+  FROM done
 ), trig AS (
   UPDATE triggers t
   SET status = CASE WHEN done.retry_at IS NULL THEN 'completed'::trigger_status ELSE 'retrying'::trigger_status END,
@@ -38,3 +45,4 @@ WITH outcome AS (
 )
 SELECT done.id::text AS "executionId", retry.id::text AS "retryExecutionId"
 FROM done LEFT JOIN retry ON retry.trigger_id = done.trigger_id
+CROSS JOIN counted -- one row; joined so that it runs

@@ -4,21 +4,22 @@
 -- 2xx status, httpFailure for any other status, networkFailure for an
 -- error message without a status (timeouts and Executor died included);
 -- deadLetters counts the flagged ones among them.
+-- Read from attempt_minutes, where each attempt added itself when it ended
+-- (ttr_count_attempts, docs/storage.md): the cost is that of the window's
+-- minutes, whatever the number of attempts in them, and removing history
+-- changes nothing here.
 -- Params: $1 project_id, $2 start of the first minute (timestamptz, whole
 -- minute), $3 number of minutes.
 -- Returns {minute, success, httpFailure, networkFailure, deadLetters},
 -- oldest first.
 WITH counts AS (
-  SELECT date_trunc('minute', e.completed_at) AS minute,
-         count(*) FILTER (WHERE e.response_status BETWEEN 200 AND 299) AS success,
-         count(*) FILTER (WHERE e.response_status NOT BETWEEN 200 AND 299) AS http_failure,
-         count(*) FILTER (WHERE e.response_status IS NULL AND e.error_message IS NOT NULL) AS network_failure,
-         count(*) FILTER (WHERE e.is_dead_letter) AS dead_letters
-  FROM executions e
-  WHERE e.project_id = $1::uuid
-    AND e.completed_at >= $2::timestamptz
-    AND e.completed_at < $2::timestamptz + make_interval(mins => $3::int)
-  GROUP BY 1
+  SELECT m.minute, sum(m.success) AS success, sum(m.http_failure) AS http_failure,
+         sum(m.network_failure) AS network_failure, sum(m.dead_letters) AS dead_letters
+  FROM attempt_minutes m
+  WHERE m.project_id = $1::uuid
+    AND m.minute >= $2::timestamptz
+    AND m.minute < $2::timestamptz + make_interval(mins => $3::int)
+  GROUP BY m.minute
 )
 SELECT m.minute,
        COALESCE(c.success, 0)::int AS success,

@@ -128,6 +128,7 @@ async function pass(db: SqlRunner, opts: PruneOptions): Promise<PruneResult> {
   }
   try {
     await finishInterruptedDetaches(db, log);
+    await query(db, "retention_attempt_minutes", now);
     const today = utcDay(now);
     if (opts.olderThanDays <= 0) {
       await ensurePartitions(db, now);

@@ -159,6 +159,7 @@ const periodic: Case[] = [
   ["mark dispatched", "mark_dispatched", () => [[noId], [today()]]],
   ["hold attempts", "hold_attempts", () => [[noId], [today()], "billing"]],
   ["finish attempts", "finish_attempts", () => [[noId], [now()], [200], ["{}"], [""], [0], [null], [false], [null], today()]],
+  ["per-minute counts past their two days", "retention_attempt_minutes", () => [now()]],
 ];
 
 const perRequest: Case[] = [

@@ -134,6 +134,16 @@ describe("prune", () => {
     expect(await count("triggers", "part_day = $1::date", [day(-50)])).toBe(2);
   });
 
+  it("removes per-minute counts older than two days on every pass, even with 0 days", async () => {
+    const minute = (msAgo: number) => new Date(Math.floor((Date.now() - msAgo) / 60_000) * 60_000);
+    for (const at of [minute(3 * DAY), minute(2 * DAY + 120_000), minute(2 * DAY - 120_000), minute(60_000)]) {
+      await client.query("INSERT INTO attempt_minutes (project_id, minute, shard, success) VALUES ($1::uuid, $2, 0, 1)", [projectId, at]);
+    }
+    await prune(tdb.url, { olderThanDays: 0 });
+    const kept = (await client.query<{ minute: Date }>("SELECT minute FROM attempt_minutes WHERE project_id = $1::uuid ORDER BY minute", [projectId])).rows;
+    expect(kept.map((r) => r.minute.getTime())).toEqual([minute(2 * DAY - 120_000).getTime(), minute(60_000).getTime()]);
+  });
+
   it("leaves a partition whose rows are busy for the next pass", async () => {
     const d = day(-45);
     const [busy] = await seed(1, { partDay: d, status: "registered", updatedAt: ago(45), scheduledAt: new Date(Date.now() + DAY) });

@@ -200,7 +200,7 @@ const OVERVIEW: Json = {
       lateness: {
         type: "array",
         description:
-          "How late first attempts started, one bucket per minute of the last `minutes` minutes, oldest first: for the first attempts that started in that minute, how many, and the 50th and 99th percentiles (nearest rank) and the maximum of start time minus scheduled time, in milliseconds; null for a minute with none. Retries and replays are not counted.",
+          "How late first attempts started, one bucket per minute of the last `minutes` minutes, oldest first: for the first attempts that started in that minute, how many, and the 50th and 99th percentiles (nearest rank, reported as the upper bound of a histogram bucket: at most 9 % above, never below, never above the maximum) and the exact maximum of start time minus scheduled time, in milliseconds; null for a minute with none. Retries and replays are not counted.",
         items: {
           type: "object",
           required: ["minute", "started", "p50Ms", "p99Ms", "maxMs"],
