@@ -101,9 +101,12 @@ describe("throughput (docs/api/tag-policies.md, throughput)", () => {
     expect(target.hits("/inorder")).toHaveLength(0);
     const put = await sys.call("PUT", `/tag-policies/${policyId}`, { "ttr-api-key": sys.apiKey, "Content-Type": "application/json" }, JSON.stringify({ throughput: {}, maxConcurrent: 1 }));
     expect(put.status, put.text).toBe(200);
-    await target.waitFor("/inorder", 5, 8000);
+    // One at a time (maxConcurrent 1), each released by a tick after the
+    // previous one ended: about 4 s on a quiet machine, over 8 s seen while
+    // the whole suite ran. The order is what this test is about.
+    await target.waitFor("/inorder", 5, 15_000);
     expect(target.hits("/inorder").sort((a, b) => a.at - b.at).map((h) => h.url)).toEqual([0, 1, 2, 3, 4].map((i) => `/inorder?n=${i}`));
-  }, 20_000);
+  }, 30_000);
 
   it("instances of a recurring trigger are held like one-shots (docs/api/schedule.md)", async () => {
     await insertPolicy(sys.db, sys.projectId, "paused-cron", { throughput: JSON.stringify({ "1h": 0 }) });

@@ -40,6 +40,19 @@ export interface PgRunnerOptions {
    */
   customPlans?: boolean;
   /**
+   * Keep one generic plan per prepared statement from its first call
+   * (plan_cache_mode = force_generic_plan). For pools whose statements do
+   * not name a day (the scheduler's sweeps over every day's partial
+   * indexes): left to itself, PostgreSQL first plans each one for its
+   * values five times, 1.5–9 ms apiece over a month of days (measured,
+   * docs/storage.md), so a freshly started scheduler would pay that on
+   * every sweep of its first half minute. The statements planned on each call (PLANNED_PER_CALL)
+   * are sent with their values written in, which this setting does not
+   * touch. Every periodic statement's generic plan is checked to be
+   * index-served (packages/db/test/index-served.test.ts).
+   */
+  genericPlans?: boolean;
+  /**
    * Server settings for this pool's sessions, sent when each connects
    * (e.g. `idle_in_transaction_session_timeout`).
    */
@@ -65,8 +78,27 @@ export function sessionOptions(settings: Record<string, string | number>): strin
  */
 export const PLANNED_PER_CALL = ["promote_due", "mark_dispatched", "hold_attempts"] as const;
 
+/** node-postgres's own conversion of a parameter to its text (arrays, dates, buffers), untyped in @types/pg */
+const { prepareValue } = (pg as unknown as { utils: { prepareValue(value: unknown): string | null } }).utils;
+
+/**
+ * `text` with each `$n` replaced by its value as a quoted literal, and its
+ * `--` comments removed first (a value must not land in one: a newline in it
+ * would end the comment). Sent so, with no parameters, a statement is
+ * planned for its values whatever the session's plan_cache_mode. Only for
+ * the fixed statements of PLANNED_PER_CALL, whose text holds no `--` inside
+ * a quoted string.
+ */
+export function withValuesWritten(text: string, values: unknown[]): string {
+  return text.replace(/--[^\n]*/g, "").replace(/\$(\d+)/g, (_, n: string) => {
+    const value = prepareValue(values[Number(n) - 1]);
+    return value === null ? "NULL" : pg.escapeLiteral(String(value));
+  });
+}
+
 export function createPgRunner(databaseUrl: string, opts: PgRunnerOptions = {}): PgRunner {
-  const options = sessionOptions({ ...opts.settings, ...(opts.customPlans ? { plan_cache_mode: "force_custom_plan" } : {}) });
+  const planCacheMode = opts.customPlans ? "force_custom_plan" : opts.genericPlans ? "force_generic_plan" : undefined;
+  const options = sessionOptions({ ...opts.settings, ...(planCacheMode ? { plan_cache_mode: planCacheMode } : {}) });
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: opts.max ?? 10,
@@ -85,7 +117,7 @@ export function createPgRunner(databaseUrl: string, opts: PgRunnerOptions = {}):
   const perCall = new Set<string>(PLANNED_PER_CALL.map(sql));
   const names = new Map<string, string>();
   const config = (text: string, values: unknown[]) => {
-    if (perCall.has(text)) return { text, values };
+    if (perCall.has(text)) return { text: withValuesWritten(text, values) };
     let name = names.get(text);
     if (name === undefined) {
       name = `ttr_${names.size}`;

@@ -21,6 +21,8 @@ const db = createPgRunner(env.DATABASE_URL, {
   max: env.DB_POOL_SIZE,
   applicationName: "ttr-scheduler",
   queryTimeoutMs: 10_000,
+  // its sweeps cost the same from the first one on (packages/db/src/pool.ts)
+  genericPlans: true,
   settings: SCHEDULER_SESSION_SETTINGS,
 });
 const redis = createRedis(redisSettingsOf(env), "ttr-scheduler", log);

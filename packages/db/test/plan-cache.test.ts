@@ -1,0 +1,88 @@
+// How the plain pool plans its statements (packages/db/src/pool.ts): a pool
+// with genericPlans keeps one plan per prepared statement from the first
+// call, while the statements planned on each call (PLANNED_PER_CALL) go with
+// their values written in, so they are planned for those values still.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
+import { countHeld, createPgRunner, markDispatched, type PgRunner, sql, withValuesWritten } from "../src/index.js";
+
+let tdb: TestDatabase;
+beforeAll(async () => {
+  tdb = await freshDatabase();
+});
+afterAll(async () => {
+  await tdb?.drop();
+});
+
+interface Prepared {
+  statement: string;
+  generic_plans: string;
+  custom_plans: string;
+}
+
+/** The prepared statements of the runner's one connection, with how often each was planned which way. */
+async function prepared(runner: PgRunner): Promise<Prepared[]> {
+  return runner.$transaction(async (tx) => tx.$queryRawUnsafe<Prepared[]>("SELECT statement, generic_plans::text, custom_plans::text FROM pg_prepared_statements"));
+}
+
+describe("withValuesWritten", () => {
+  it("writes each value as a quoted literal, arrays and NULL included", async () => {
+    const text = withValuesWritten("SELECT $1::text AS a, $2::uuid[] AS b, $3::int AS c, $10::text AS d", [
+      "it's",
+      ["00000000-0000-4000-8000-000000000001"],
+      null,
+      ...Array(6).fill(null),
+      "ten",
+    ]);
+    expect(text).toBe(`SELECT 'it''s'::text AS a, '{"00000000-0000-4000-8000-000000000001"}'::uuid[] AS b, NULL::int AS c, 'ten'::text AS d`);
+  });
+
+  it("drops comments first, so that a value holding a newline cannot end one", async () => {
+    const runner = createPgRunner(tdb.url, { max: 1 });
+    try {
+      const value = "x\nSELECT 'injected' AS v; --";
+      const text = withValuesWritten("-- $1 is the value\nSELECT $1::text AS v -- echoes $1\n", [value]);
+      expect(text).not.toContain("is the value");
+      expect(text).not.toContain("echoes");
+      const rows = await runner.$queryRawUnsafe<Array<{ v: string }>>(text);
+      expect(rows).toEqual([{ v: value }]);
+    } finally {
+      await runner.end();
+    }
+  });
+});
+
+describe("a pool with genericPlans", () => {
+  it("keeps a generic plan from a statement's first call", async () => {
+    const runner = createPgRunner(tdb.url, { max: 1, genericPlans: true });
+    try {
+      for (let i = 0; i < 3; i++) await countHeld(runner, new Date());
+      const held = (await prepared(runner)).find((p) => p.statement === sql("count_held"));
+      expect(held).toMatchObject({ generic_plans: "3", custom_plans: "0" });
+    } finally {
+      await runner.end();
+    }
+  });
+
+  it("sends the statements planned per call unprepared, with their values written in", async () => {
+    const runner = createPgRunner(tdb.url, { max: 1, genericPlans: true });
+    try {
+      const marked = await markDispatched(runner, [{ executionId: "00000000-0000-4000-8000-000000000000", partDay: new Date().toISOString().slice(0, 10) }]);
+      expect(marked).toEqual([]);
+      expect((await prepared(runner)).map((p) => p.statement)).not.toContain(sql("mark_dispatched"));
+    } finally {
+      await runner.end();
+    }
+  });
+
+  it("is left to PostgreSQL otherwise: custom plans first", async () => {
+    const runner = createPgRunner(tdb.url, { max: 1 });
+    try {
+      for (let i = 0; i < 3; i++) await countHeld(runner, new Date());
+      const held = (await prepared(runner)).find((p) => p.statement === sql("count_held"));
+      expect(held).toMatchObject({ generic_plans: "0", custom_plans: "3" });
+    } finally {
+      await runner.end();
+    }
+  });
+});
