@@ -4,7 +4,7 @@
 // their values written in, so they are planned for those values still.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
-import { countHeld, createPgRunner, markDispatched, type PgRunner, sql, withValuesWritten } from "../src/index.js";
+import { countHeld, createPgRunner, markDispatched, type PgRunner, type PgRunnerOptions, sql, withValuesWritten } from "../src/index.js";
 
 let tdb: TestDatabase;
 beforeAll(async () => {
@@ -23,6 +23,17 @@ interface Prepared {
 /** The prepared statements of the runner's one connection, with how often each was planned which way. */
 async function prepared(runner: PgRunner): Promise<Prepared[]> {
   return runner.$transaction(async (tx) => tx.$queryRawUnsafe<Prepared[]>("SELECT statement, generic_plans::text, custom_plans::text FROM pg_prepared_statements"));
+}
+
+/** How count_held was planned over three calls on a new pool made with `opts`. */
+async function countHeldPlans(opts: PgRunnerOptions): Promise<Prepared | undefined> {
+  const runner = createPgRunner(tdb.url, { max: 1, ...opts });
+  try {
+    for (let i = 0; i < 3; i++) await countHeld(runner, new Date());
+    return (await prepared(runner)).find((p) => p.statement === sql("count_held"));
+  } finally {
+    await runner.end();
+  }
 }
 
 describe("withValuesWritten", () => {
@@ -54,14 +65,7 @@ describe("withValuesWritten", () => {
 
 describe("a pool with genericPlans", () => {
   it("keeps a generic plan from a statement's first call", async () => {
-    const runner = createPgRunner(tdb.url, { max: 1, genericPlans: true });
-    try {
-      for (let i = 0; i < 3; i++) await countHeld(runner, new Date());
-      const held = (await prepared(runner)).find((p) => p.statement === sql("count_held"));
-      expect(held).toMatchObject({ generic_plans: "3", custom_plans: "0" });
-    } finally {
-      await runner.end();
-    }
+    expect(await countHeldPlans({ genericPlans: true })).toMatchObject({ generic_plans: "3", custom_plans: "0" });
   });
 
   it("sends the statements planned per call unprepared, with their values written in", async () => {
@@ -76,13 +80,6 @@ describe("a pool with genericPlans", () => {
   });
 
   it("is left to PostgreSQL otherwise: custom plans first", async () => {
-    const runner = createPgRunner(tdb.url, { max: 1 });
-    try {
-      for (let i = 0; i < 3; i++) await countHeld(runner, new Date());
-      const held = (await prepared(runner)).find((p) => p.statement === sql("count_held"));
-      expect(held).toMatchObject({ generic_plans: "0", custom_plans: "3" });
-    } finally {
-      await runner.end();
-    }
+    expect(await countHeldPlans({})).toMatchObject({ generic_plans: "0", custom_plans: "3" });
   });
 });
