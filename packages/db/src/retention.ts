@@ -18,6 +18,13 @@ const EXACT_COUNT_LIMIT = 2_000_000;
 /** How long the pass's detach may wait for the tables (firing waits behind it meanwhile), and how often it tries. */
 const DETACH_LOCK_MS = 50;
 const DETACH_TRIES = 20;
+/**
+ * Pause between dropping two detached tables. One DROP of all of a pass's
+ * tables (21 for 7 days) took 650 ms here, and firing was up to 100 ms
+ * later than usual in the second it ran; one table at a time takes 10–50 ms
+ * each, and no second stood out.
+ */
+const DROP_PAUSE_MS = 100;
 /** PostgreSQL's lock_not_available: lock_timeout ran out */
 const LOCK_NOT_AVAILABLE = "55P03";
 const DAY_MS = 86_400_000;
@@ -159,7 +166,12 @@ async function pass(db: SqlRunner, opts: PruneOptions): Promise<PruneResult> {
       else result.deferred++;
     }
     await detachDays(db, ready.map((r) => r.part), { log });
-    if (ready.length > 0) await db.$executeRawUnsafe(`DROP TABLE ${ready.flatMap((r) => tablesOf(r.part)).map(ident).join(", ")}`);
+    // Detached, the tables are no longer read by anything that fires; each
+    // is dropped on its own, so the work of removing them is spread out.
+    for (const [i, table] of ready.flatMap((r) => tablesOf(r.part)).entries()) {
+      if (i > 0) await sleep(DROP_PAUSE_MS);
+      await db.$executeRawUnsafe(`DROP TABLE ${ident(table)}`);
+    }
     for (const { part, triggers, executions } of ready) {
       result.triggers += Math.round(triggers);
       result.executions += Math.round(executions);
