@@ -46,10 +46,10 @@ export interface PgRunnerOptions {
    * indexes): left to itself, PostgreSQL first plans each one for its
    * values five times, 1.5–9 ms apiece over a month of days (measured,
    * docs/storage.md), so a freshly started scheduler would pay that on
-   * every sweep of its first half minute. The statements planned on each call (PLANNED_PER_CALL)
-   * are sent with their values written in, which this setting does not
-   * touch. Every periodic statement's generic plan is checked to be
-   * index-served (packages/db/test/index-served.test.ts).
+   * every sweep of its first half minute. The statements planned on each
+   * call (PLANNED_PER_CALL) are sent with their values written in, which
+   * this setting does not touch. Every periodic statement's generic plan is
+   * checked to be index-served (packages/db/test/index-served.test.ts).
    */
   genericPlans?: boolean;
   /**
@@ -81,19 +81,27 @@ export const PLANNED_PER_CALL = ["promote_due", "mark_dispatched", "hold_attempt
 /** node-postgres's own conversion of a parameter to its text (arrays, dates, buffers), untyped in @types/pg */
 const { prepareValue } = (pg as unknown as { utils: { prepareValue(value: unknown): string | null } }).utils;
 
+/** A parameter value as a quoted SQL literal (of unknown type), or NULL. */
+export function sqlLiteral(value: unknown): string {
+  const text = prepareValue(value);
+  return text === null ? "NULL" : pg.escapeLiteral(String(text));
+}
+
+/** `text` without its `--` comments (a value written in must not land in one: a newline in it would end the comment). */
+const withoutComments = (text: string) => text.replace(/--[^\n]*/g, "");
+
+/** `$n` replaced by value n as a literal, in a text that holds no comment. */
+const writeValues = (text: string, values: unknown[]) => text.replace(/\$(\d+)/g, (_, n: string) => sqlLiteral(values[Number(n) - 1]));
+
 /**
- * `text` with each `$n` replaced by its value as a quoted literal, and its
- * `--` comments removed first (a value must not land in one: a newline in it
- * would end the comment). Sent so, with no parameters, a statement is
- * planned for its values whatever the session's plan_cache_mode. Only for
- * the fixed statements of PLANNED_PER_CALL, whose text holds no `--` inside
- * a quoted string.
+ * `text` with its comments removed and each `$n` replaced by its value as a
+ * quoted literal. Sent so, with no parameters, a statement is planned for
+ * its values whatever the session's plan_cache_mode. Only for the fixed
+ * statements of PLANNED_PER_CALL, whose text holds no `--` inside a quoted
+ * string.
  */
 export function withValuesWritten(text: string, values: unknown[]): string {
-  return text.replace(/--[^\n]*/g, "").replace(/\$(\d+)/g, (_, n: string) => {
-    const value = prepareValue(values[Number(n) - 1]);
-    return value === null ? "NULL" : pg.escapeLiteral(String(value));
-  });
+  return writeValues(withoutComments(text), values);
 }
 
 export function createPgRunner(databaseUrl: string, opts: PgRunnerOptions = {}): PgRunner {
@@ -114,10 +122,12 @@ export function createPgRunner(databaseUrl: string, opts: PgRunnerOptions = {}):
   // Every text sent is one of the named statements (a fixed set), so each
   // is prepared once per connection under a name of its own, but for those
   // planned on each call.
-  const perCall = new Set<string>(PLANNED_PER_CALL.map(sql));
+  // each per-call statement's text without comments, made once
+  const perCall = new Map<string, string>(PLANNED_PER_CALL.map((name) => [sql(name), withoutComments(sql(name))]));
   const names = new Map<string, string>();
   const config = (text: string, values: unknown[]) => {
-    if (perCall.has(text)) return { text: withValuesWritten(text, values) };
+    const bare = perCall.get(text);
+    if (bare !== undefined) return { text: writeValues(bare, values) };
     let name = names.get(text);
     if (name === undefined) {
       name = `ttr_${names.size}`;

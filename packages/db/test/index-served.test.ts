@@ -7,7 +7,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
 import { seedHistory } from "../../../test/support/history.js";
-import { createDb, createProject, PLANNED_PER_CALL } from "../src/index.js";
+import { createDb, createProject, PLANNED_PER_CALL, sqlLiteral } from "../src/index.js";
 import { sql } from "../src/sql.js";
 
 const HISTORY = 600_000; // finished triggers, each with one execution (1.2M history rows)
@@ -94,14 +94,6 @@ interface Plan {
   ms: number;
 }
 
-/** A parameter value as an SQL literal of unknown type (EXECUTE takes no bound parameters). */
-function literal(v: unknown): string {
-  if (v === null || v === undefined) return "NULL";
-  const element = (x: unknown) => (x === null ? "NULL" : `"${(x instanceof Date ? x.toISOString() : String(x)).replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`);
-  const text = v instanceof Date ? v.toISOString() : Array.isArray(v) ? `{${v.map(element).join(",")}}` : String(v);
-  return client.escapeLiteral(text);
-}
-
 /**
  * Runs the named statement under EXPLAIN ANALYZE (rolled back) and returns
  * what its plan did. `generic`: planned once for any parameter values, as a
@@ -114,7 +106,7 @@ async function explain(name: string, values: unknown[], generic = false): Promis
     if (generic) {
       await client.query("SET LOCAL plan_cache_mode = force_generic_plan");
       await client.query(`PREPARE guard_generic AS ${sql(name)}`);
-      const args = values.length ? `(${values.map(literal).join(", ")})` : "";
+      const args = values.length ? `(${values.map(sqlLiteral).join(", ")})` : "";
       text = `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE guard_generic${args}`;
     }
     const { rows } = await client.query(text, generic ? [] : values);
