@@ -3,6 +3,13 @@
 -- (created_at, id), after a keyset cursor (docs/api/dashboard-api.md).
 -- Each branch reads at most $10 rows in index order and the merge keeps the
 -- first $10, so the cost follows the page size, not the project's size.
+-- Without a tag or a custom key, jobs come from
+-- triggers_project_status_created_idx, one branch per status (the merge
+-- reads each lazily, so a page reads about $10 rows in all); with a status
+-- filter only that status's branch runs. An index on (project, created_at)
+-- alone would serve the unfiltered list in one range, but it would take an
+-- entry for every version of every trigger (docs/storage.md, what a fire
+-- writes): the list pays a few pages per status and day partition instead.
 -- A branch whose kind or status is filtered out is switched off with its
 -- flag and costs nothing. With a tag, jobs are read from trigger_tags (one
 -- B-tree range per project and tag, newest first), so a page costs the
@@ -18,16 +25,55 @@
 -- callers load the rows with session_load_triggers, naming the days.
 SELECT kind, id::text AS id, created_at AS "createdAt", part_day::text AS "partDay"
 FROM (
-  (SELECT 'job' AS kind, t.id, t.created_at, t.part_day
-     FROM triggers t
-    WHERE $2::boolean AND $6::text IS NULL
-      AND t.project_id = $1::uuid
+  (SELECT 'job' AS kind, t.id, t.created_at, t.part_day FROM triggers t
+    WHERE $2::boolean AND $6::text IS NULL AND $7::text IS NULL AND coalesce($3::trigger_status = 'registered', true)
+      AND t.project_id = $1::uuid AND t.status = 'registered' AND ($11::uuid IS NULL OR t.generator_id = $11::uuid)
+      AND ($8::timestamptz IS NULL OR (t.created_at, t.id) < ($8::timestamptz, $9::uuid))
+    ORDER BY t.created_at DESC, t.id DESC LIMIT $10::int)
+  UNION ALL
+  (SELECT 'job' AS kind, t.id, t.created_at, t.part_day FROM triggers t
+    WHERE $2::boolean AND $6::text IS NULL AND $7::text IS NULL AND coalesce($3::trigger_status = 'skipped', true)
+      AND t.project_id = $1::uuid AND t.status = 'skipped' AND ($11::uuid IS NULL OR t.generator_id = $11::uuid)
+      AND ($8::timestamptz IS NULL OR (t.created_at, t.id) < ($8::timestamptz, $9::uuid))
+    ORDER BY t.created_at DESC, t.id DESC LIMIT $10::int)
+  UNION ALL
+  (SELECT 'job' AS kind, t.id, t.created_at, t.part_day FROM triggers t
+    WHERE $2::boolean AND $6::text IS NULL AND $7::text IS NULL AND coalesce($3::trigger_status = 'queued', true)
+      AND t.project_id = $1::uuid AND t.status = 'queued' AND ($11::uuid IS NULL OR t.generator_id = $11::uuid)
+      AND ($8::timestamptz IS NULL OR (t.created_at, t.id) < ($8::timestamptz, $9::uuid))
+    ORDER BY t.created_at DESC, t.id DESC LIMIT $10::int)
+  UNION ALL
+  (SELECT 'job' AS kind, t.id, t.created_at, t.part_day FROM triggers t
+    WHERE $2::boolean AND $6::text IS NULL AND $7::text IS NULL AND coalesce($3::trigger_status = 'running', true)
+      AND t.project_id = $1::uuid AND t.status = 'running' AND ($11::uuid IS NULL OR t.generator_id = $11::uuid)
+      AND ($8::timestamptz IS NULL OR (t.created_at, t.id) < ($8::timestamptz, $9::uuid))
+    ORDER BY t.created_at DESC, t.id DESC LIMIT $10::int)
+  UNION ALL
+  (SELECT 'job' AS kind, t.id, t.created_at, t.part_day FROM triggers t
+    WHERE $2::boolean AND $6::text IS NULL AND $7::text IS NULL AND coalesce($3::trigger_status = 'retrying', true)
+      AND t.project_id = $1::uuid AND t.status = 'retrying' AND ($11::uuid IS NULL OR t.generator_id = $11::uuid)
+      AND ($8::timestamptz IS NULL OR (t.created_at, t.id) < ($8::timestamptz, $9::uuid))
+    ORDER BY t.created_at DESC, t.id DESC LIMIT $10::int)
+  UNION ALL
+  (SELECT 'job' AS kind, t.id, t.created_at, t.part_day FROM triggers t
+    WHERE $2::boolean AND $6::text IS NULL AND $7::text IS NULL AND coalesce($3::trigger_status = 'completed', true)
+      AND t.project_id = $1::uuid AND t.status = 'completed' AND ($11::uuid IS NULL OR t.generator_id = $11::uuid)
+      AND ($8::timestamptz IS NULL OR (t.created_at, t.id) < ($8::timestamptz, $9::uuid))
+    ORDER BY t.created_at DESC, t.id DESC LIMIT $10::int)
+  UNION ALL
+  (SELECT 'job' AS kind, t.id, t.created_at, t.part_day FROM triggers t
+    WHERE $2::boolean AND $6::text IS NULL AND $7::text IS NULL AND coalesce($3::trigger_status = 'cancelled', true)
+      AND t.project_id = $1::uuid AND t.status = 'cancelled' AND ($11::uuid IS NULL OR t.generator_id = $11::uuid)
+      AND ($8::timestamptz IS NULL OR (t.created_at, t.id) < ($8::timestamptz, $9::uuid))
+    ORDER BY t.created_at DESC, t.id DESC LIMIT $10::int)
+  UNION ALL
+  (SELECT 'job' AS kind, t.id, t.created_at, t.part_day FROM triggers t
+    WHERE $2::boolean AND $6::text IS NULL AND $7::text IS NOT NULL
+      AND t.project_id = $1::uuid AND t.custom_key = $7::text
       AND ($3::trigger_status IS NULL OR t.status = $3::trigger_status)
-      AND ($7::text IS NULL OR t.custom_key = $7::text)
       AND ($11::uuid IS NULL OR t.generator_id = $11::uuid)
       AND ($8::timestamptz IS NULL OR (t.created_at, t.id) < ($8::timestamptz, $9::uuid))
-    ORDER BY t.created_at DESC, t.id DESC
-    LIMIT $10::int)
+    ORDER BY t.created_at DESC, t.id DESC LIMIT $10::int)
   UNION ALL
   (SELECT 'job' AS kind, x.trigger_id, x.created_at, x.part_day
      FROM trigger_tags x

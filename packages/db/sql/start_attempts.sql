@@ -10,22 +10,22 @@
 -- timeout seconds, $4 reap grace seconds.
 -- Returns one row per attempt that started; an id without a row may not
 -- start (already started elsewhere, or its trigger was cancelled meanwhile).
--- Rows are locked in id order so that two batches never wait on each other
--- in a cycle. Both tables are read through their primary key by a list of
--- ids (the triggers' from `planned`): a kept plan then never turns into a
--- scan of the day's rows, whatever the statistics were when it was made.
+-- The triggers are updated first, by a list of ids through their primary
+-- key, and their status is the guard: whatever else changes a trigger's
+-- planned attempt (a cancel, another executor given the same job) updates
+-- the trigger first, so the second of two waits for the first and then
+-- finds the trigger no longer queued or retrying. No row is locked apart
+-- from the ones updated, which would cost a lock record in the WAL per row
+-- (docs/storage.md, what a fire writes).
 WITH planned AS (
   SELECT e.trigger_id FROM executions e
   WHERE e.id = ANY ($1::uuid[]) AND e.part_day = $2::date AND e.status = 'planned'
-), target AS (
-  SELECT e.id, e.trigger_id, t.project_id, t.tags
-  FROM executions e JOIN triggers t ON t.id = e.trigger_id
-  WHERE e.id = ANY ($1::uuid[]) AND e.part_day = $2::date AND e.status = 'planned'
-    AND t.id = ANY (ARRAY(SELECT trigger_id FROM planned)) AND t.part_day = $2::date AND t.status IN ('queued', 'retrying')
-  ORDER BY e.id
-  FOR UPDATE OF e, t
+), running AS (
+  UPDATE triggers t SET status = 'running', updated_at = clock_timestamp()
+  WHERE t.id = ANY (ARRAY(SELECT trigger_id FROM planned)) AND t.part_day = $2::date AND t.status IN ('queued', 'retrying')
+  RETURNING t.id, t.project_id, t.url, t.method, t.headers, t.body, t.source, t.scheduled_at, t.tags
 ), policy AS (
-  SELECT target.id AS execution_id,
+  SELECT r.id AS trigger_id,
          min(p.request_timeout_seconds) AS timeout_seconds,
          json_agg(json_build_object(
            'tag', p.tag,
@@ -33,22 +33,17 @@ WITH planned AS (
            'retryMaxDelaySeconds', p.retry_max_delay_seconds, 'retryMaxAttempts', p.retry_max_attempts,
            'retryJitter', p.retry_jitter, 'retryOn', p.retry_on,
            'signing', p.signing, 'honorRetryAfter', p.honor_retry_after, 'notifyUrl', p.notify_url)) AS policies
-  FROM target JOIN tag_policies p ON p.project_id = target.project_id AND p.tag = ANY (target.tags)
-  GROUP BY target.id
+  FROM running r JOIN tag_policies p ON p.project_id = r.project_id AND p.tag = ANY (r.tags)
+  GROUP BY r.id
 ), started AS (
   UPDATE executions e
   SET status = 'started', started_at = clock_timestamp(),
       timeout_seconds = COALESCE(policy.timeout_seconds, $3::int),
       reap_after = clock_timestamp() + make_interval(secs => COALESCE(policy.timeout_seconds, $3::int) + $4::int)
-  FROM target LEFT JOIN policy ON policy.execution_id = target.id
-  WHERE e.id = ANY ($1::uuid[]) AND e.id = target.id AND e.part_day = $2::date
+  FROM running r LEFT JOIN policy ON policy.trigger_id = r.id
+  WHERE e.id = ANY ($1::uuid[]) AND e.trigger_id = r.id AND e.part_day = $2::date AND e.status = 'planned'
   RETURNING e.id, e.trigger_id, e.part_day, e.attempt_number, e.triggered_by, e.started_at, e.timeout_seconds,
             COALESCE(policy.policies, '[]'::json) AS policies
-), running AS (
-  UPDATE triggers t SET status = 'running', updated_at = clock_timestamp()
-  FROM started
-  WHERE t.id = ANY (ARRAY(SELECT trigger_id FROM started)) AND t.id = started.trigger_id AND t.part_day = $2::date
-  RETURNING t.id, t.project_id, t.url, t.method, t.headers, t.body, t.source, t.scheduled_at, t.tags
 )
 SELECT s.id::text AS "executionId", s.part_day::text AS "partDay", r.id::text AS "triggerId", r.project_id::text AS "projectId",
        s.attempt_number AS "attemptNumber", s.triggered_by::text AS "triggeredBy",

@@ -262,6 +262,13 @@ describe(`statements on ${HISTORY * 2 + PENDING} rows stay index-served`, () => 
       expectIndexServed(name, await explain(name, values(), true));
     });
   });
+  // The unfiltered trigger list merges one branch per status; a status
+  // added to the type without its branch would drop from the list.
+  it("the trigger list has a branch for every trigger status", async () => {
+    const { rows } = await client.query<{ status: string }>("SELECT unnest(enum_range(NULL::trigger_status))::text AS status");
+    const branches = [...sql("session_list_triggers").matchAll(/t\.status = '(\w+)'/g)].map((m) => m[1]);
+    expect(branches.sort()).toEqual(rows.map((r) => r.status).sort());
+  });
   // With months of day partitions, a statement that probed every day for
   // each id would cost the firing path more with every day of history.
   describe("statements that name their rows' day read that day's partitions only", () => {
