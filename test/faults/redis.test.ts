@@ -5,7 +5,7 @@
 // /readyz answers 503 within a second, naming it.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { executionsOf } from "../support/rows.js";
-import { backlog, deliveredOnce, figure, jsonLines, oldestFirst, probe, readyzDown, type Rig, secondAfter, sentSoFar, sleep, startRig, until } from "./rig.js";
+import { backlog, copiesAfterOutage, deliveredOnce, figure, jsonLines, oldestFirst, probe, readyzDown, type Rig, secondAfter, sentSoFar, sleep, startRig, until } from "./rig.js";
 
 let rig: Rig;
 
@@ -20,7 +20,7 @@ async function afterLoss(fault: string, due: Map<string, Date>, answeringAt: num
   const arrivals = await deliveredOnce(rig, due, 20_000);
   const last = Math.max(...arrivals);
   expect(last - answeringAt, "every due trigger sent within 10 s of Redis answering").toBeLessThan(10_000);
-  oldestFirst(due, arrivals);
+  oldestFirst(due, arrivals, copiesAfterOutage(rig, answeringAt));
   figure(fault, "jobs in the queue when its data went", lostBacklog, "jobs");
   figure(fault, "first of them sent after Redis answered", (Math.min(...arrivals.filter((a) => a >= answeringAt)) - answeringAt) / 1000, "s");
   figure(fault, "last of them sent after Redis answered", (last - answeringAt) / 1000, "s");
