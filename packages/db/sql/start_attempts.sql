@@ -11,18 +11,22 @@
 -- Returns one row per attempt that started; an id without a row may not
 -- start (already started elsewhere, or its trigger was cancelled meanwhile).
 -- The triggers are updated first, by a list of ids through their primary
--- key, and their status is the guard: whatever else changes a trigger's
--- planned attempt (a cancel, another executor given the same job) updates
--- the trigger first, so the second of two waits for the first and then
--- finds the trigger no longer queued or retrying. No row is locked apart
--- from the ones updated, which would cost a lock record in the WAL per row
--- (docs/storage.md, what a fire writes).
+-- key, guarded by their status and their attempt count: whatever else
+-- changes a trigger's planned attempt (a cancel, another executor given the
+-- same job, that attempt ending and the next one being planned) updates the
+-- trigger first, so the second of two waits for the first and then finds
+-- the trigger no longer queued or retrying, or on a later attempt (every
+-- new attempt raises `attempts` and takes it as its number). No row is
+-- locked apart from the ones updated, which would cost a lock record in the
+-- WAL per row (docs/storage.md, what a fire writes).
 WITH planned AS (
-  SELECT e.trigger_id FROM executions e
+  SELECT e.trigger_id, e.attempt_number FROM executions e
   WHERE e.id = ANY ($1::uuid[]) AND e.part_day = $2::date AND e.status = 'planned'
 ), running AS (
   UPDATE triggers t SET status = 'running', updated_at = clock_timestamp()
-  WHERE t.id = ANY (ARRAY(SELECT trigger_id FROM planned)) AND t.part_day = $2::date AND t.status IN ('queued', 'retrying')
+  FROM planned p
+  WHERE t.id = ANY (ARRAY(SELECT trigger_id FROM planned)) AND t.id = p.trigger_id AND t.part_day = $2::date
+    AND t.status IN ('queued', 'retrying') AND t.attempts = p.attempt_number
   RETURNING t.id, t.project_id, t.url, t.method, t.headers, t.body, t.source, t.scheduled_at, t.tags
 ), policy AS (
   SELECT r.id AS trigger_id,

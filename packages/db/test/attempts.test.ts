@@ -2,6 +2,7 @@
 // finish_attempts.sql) against a real PostgreSQL: each attempt in a batch
 // gets exactly what the single-attempt rules of docs/concepts.md give it.
 import { randomUUID } from "node:crypto";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
 import { createDb, createPgRunner, createProject, type Db, finishAttempts, type PgRunner, promoteDue, startAttempts } from "../src/index.js";
@@ -159,5 +160,50 @@ describe("startAttempts and finishAttempts", () => {
     expect(await finishAttempts(pool, [{ ...wrong, record: outcome(new Date(), null) }])).toEqual([{ recorded: false, retryExecutionId: null }]);
     expect(await finishAttempts(pool, [{ ...right, record: outcome(new Date(), null) }])).toEqual([{ recorded: true, retryExecutionId: null }]);
     expect((await status(trigger)).trigger).toBe("completed");
+  });
+
+  // An executor can be given the same job twice (a copy added when the
+  // queue may have lost it). A start that took its snapshot while the
+  // attempt was planned, then waited on another row of its batch, must not
+  // set the trigger running after the attempt was sent elsewhere and the
+  // next one planned: nothing would ever start or reap that trigger again.
+  it("a stale start of an attempt already sent elsewhere leaves its trigger alone", async () => {
+    const ids = [await dueTrigger(), await dueTrigger()].sort();
+    const blocker = ids[0] as string;
+    const trigger = ids[1] as string;
+    const promoted = await promoteDue(db, new Date(), 10);
+    const ref = (t: string) => {
+      const p = promoted.find((x) => x.triggerId === t);
+      return { executionId: p?.executionId as string, partDay: p?.partDay as string };
+    };
+    const locker = new pg.Client({ connectionString: tdb.url });
+    const stale = createPgRunner(tdb.url, { max: 1, customPlans: true });
+    await locker.connect();
+    try {
+      // The stale batch updates its triggers in id order and waits on the first.
+      await locker.query("BEGIN");
+      await locker.query("SELECT 1 FROM triggers WHERE id = $1::uuid FOR UPDATE", [blocker]);
+      const staleStart = startAttempts(stale, [ref(blocker), ref(trigger)], 300, 30);
+      const waiting = async () => (await locker.query("SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted")).rows[0].n > 0;
+      for (let i = 0; i < 100 && !(await waiting()); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(await waiting()).toBe(true);
+      // Meanwhile the attempt is started, sent and fails; its retry is planned.
+      expect((await startAttempts(pool, [ref(trigger)], 300, 30))[0]?.triggerId).toBe(trigger);
+      const [finished] = await finishAttempts(pool, [{ ...ref(trigger), record: outcome(new Date(), new Date(Date.now() + 60_000)) }]);
+      expect(finished?.retryExecutionId).toBeTruthy();
+      await locker.query("ROLLBACK");
+      const started = await staleStart;
+      expect(started.map((a) => a?.triggerId)).toEqual([blocker, undefined]);
+    } finally {
+      await locker.end();
+      await stale.end();
+    }
+    expect(await status(trigger)).toEqual({
+      trigger: "retrying",
+      executions: [
+        { status: "complete", attemptNumber: 1, triggeredBy: "scheduler" },
+        { status: "planned", attemptNumber: 2, triggeredBy: "retry" },
+      ],
+    });
   });
 });
