@@ -210,6 +210,8 @@ const dashboard: Case[] = [
   ["trigger list by a tag with history", "session_list_triggers", listTriggers({ tag: "billing" })],
   ["trigger list by a tag with no rows", "session_list_triggers", listTriggers({ tag: "nothing-here" })],
   ["trigger list by custom key", "session_list_triggers", listTriggers({ key: historyKey })],
+  // instances of one recurring trigger (the generator branch is off): none in the history
+  ["trigger list of one recurring trigger's instances", "session_list_triggers", () => [project, true, null, false, null, null, null, null, null, 50, noId]],
   ["executions list", "session_list_executions", () => [project, null, false, null, null, 50]],
   ["executions list, a later page", "session_list_executions", () => [project, null, false, new Date(Date.now() - 10 * 86_400_000), noId, 50]],
   ["dead letters", "session_list_executions", () => [project, null, true, null, null, 50]],
