@@ -15,8 +15,8 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env): SchedulerEnv {
       ...commonEnv,
       /** how often due triggers are checked (docs/concepts.md) */
       SCHEDULER_TICK_MS: Joi.number().integer().min(50).max(60_000).default(1000),
-      /** the most due triggers claimed per statement; a tick starts at 100 and doubles while batches are full (docs/configuration.md) */
-      SCHEDULER_BATCH_SIZE: Joi.number().integer().min(1).max(10_000).default(1000),
+      /** due triggers claimed by a tick's first statement; full batches double the next, up to ten times this (docs/configuration.md) */
+      SCHEDULER_BATCH_SIZE: Joi.number().integer().min(1).max(10_000).default(100),
       /** port of /healthz, /readyz and /metrics */
       METRICS_PORT: Joi.number().port().default(9464),
       DB_POOL_SIZE: Joi.number().integer().min(2).max(100).default(5),

@@ -13,12 +13,21 @@ import { ensurePendingInstances } from "./recurring.js";
 
 const SWEEP_EVERY_MS = 5000;
 /**
- * The first batch of a tick. Small, so that the first attempts of a second
- * reach the executors within milliseconds; each full batch doubles the next
- * (up to SCHEDULER_BATCH_SIZE), so a second with thousands due takes a few
- * large transactions rather than dozens of small ones (docs/configuration.md).
+ * A tick's first batch is SCHEDULER_BATCH_SIZE (100 by default): small, so
+ * that the first attempts of a second reach the executors within
+ * milliseconds. Each full batch doubles the next, up to this many times the
+ * first (1,000 by default), so a second with thousands due takes a few large
+ * transactions rather than dozens of small ones (docs/configuration.md).
  */
-export const FIRST_BATCH = 100;
+const BATCH_GROWTH = 10;
+/** No statement claims more than this, whatever SCHEDULER_BATCH_SIZE says. */
+const LARGEST_BATCH = 10_000;
+
+/** The batches of one tick, for SCHEDULER_BATCH_SIZE `size`: its first, and the largest that doubling may reach. */
+export function batchLimits(size: number): { first: number; largest: number } {
+  const largest = Math.min(size * BATCH_GROWTH, LARGEST_BATCH);
+  return { first: Math.min(size, largest), largest };
+}
 const REQUEUE_EVERY_MS = 5000;
 /** past the boundary, so rows stored at the boundary's second are due */
 const ALIGN_SLACK_MS = 3;
@@ -79,7 +88,7 @@ export class SchedulerLoop {
     if (!this.deps.lease.held()) return;
     const stopTimer = this.deps.metrics.tickSeconds.startTimer();
     let timing = true;
-    const largest = this.deps.env.SCHEDULER_BATCH_SIZE;
+    const { first: firstBatch, largest } = batchLimits(this.deps.env.SCHEDULER_BATCH_SIZE);
     try {
       await this.deps.recovery.run(new Date());
       // A full batch means more are due: go on at once with a larger one
@@ -93,7 +102,7 @@ export class SchedulerLoop {
       let released = 0;
       let dispatched = 0;
       let previous = 0; // the last round's batch; 0 before the first
-      for (let batch = Math.min(FIRST_BATCH, largest); ; previous = batch, batch = Math.min(batch * 2, largest)) {
+      for (let batch = firstBatch; ; previous = batch, batch = Math.min(batch * 2, largest)) {
         const now = new Date();
         const first = previous === 0;
         const { promoted, admissible, enqueued } = await promoteBatch(this.deps, now, batch);
