@@ -12,18 +12,18 @@ import { reap } from "./reaper.js";
 import { ensurePendingInstances } from "./recurring.js";
 
 const SWEEP_EVERY_MS = 5000;
-/**
- * A tick's first batch is SCHEDULER_BATCH_SIZE (100 by default): small, so
- * that the first attempts of a second reach the executors within
- * milliseconds. Each full batch doubles the next, up to this many times the
- * first (1,000 by default), so a second with thousands due takes a few large
- * transactions rather than dozens of small ones (docs/configuration.md).
- */
+/** How many times a tick's first batch doubling may reach. */
 const BATCH_GROWTH = 10;
 /** No statement claims more than this, whatever SCHEDULER_BATCH_SIZE says. */
 const LARGEST_BATCH = 10_000;
 
-/** The batches of one tick, for SCHEDULER_BATCH_SIZE `size`: its first, and the largest that doubling may reach. */
+/**
+ * The batches of one tick for SCHEDULER_BATCH_SIZE `size` (100 by default).
+ * The first is `size`: small, so that the first attempts of a second reach
+ * the executors within milliseconds. Each full batch doubles the next, up to
+ * `largest` (1,000 by default), so a second with thousands due takes a few
+ * large transactions rather than dozens of small ones (docs/configuration.md).
+ */
 export function batchLimits(size: number): { first: number; largest: number } {
   const largest = Math.min(size * BATCH_GROWTH, LARGEST_BATCH);
   return { first: Math.min(size, largest), largest };
