@@ -36,8 +36,12 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env): ExecutorEnv {
        * address connected to like the block itself: `10.20.0.0/16,fd00:1::/64`
        */
       TTR_ALLOW_NETWORKS: Joi.string().empty("").custom(subnetList).default([]),
-      /** attempts in flight at once in this process */
-      EXECUTOR_CONCURRENCY: Joi.number().integer().min(1).max(2000).default(100),
+      /**
+       * attempts in flight at once in this process; 200 by default because
+       * more attempts in flight make larger start and finish statements
+       * (docs/configuration.md, executor concurrency)
+       */
+      EXECUTOR_CONCURRENCY: Joi.number().integer().min(1).max(2000).default(200),
       /** on SIGTERM, how long in-flight attempts may take before the process exits anyway */
       EXECUTOR_SHUTDOWN_GRACE_SECONDS: Joi.number().integer().min(0).max(7200).default(330),
       /** port of /healthz, /readyz and /metrics */

@@ -103,7 +103,7 @@ export function goals(s) {
 
 const SECTIONS = {
   baseline: (r) => [
-    "BullMQ delayed jobs (one per request, added ahead with `addBulk`) and a separate worker process sending them with got at concurrency 100, the default of ttr's executor. Nothing is recorded. Its lateness at each rate is in the steady table; its drain rate is the reference for ttr's throughput.",
+    "BullMQ delayed jobs (one per request, added ahead with `addBulk`) and a separate worker process sending them with got at concurrency 100 (ttr's executor default until 2026-11-26; 200 since). Nothing is recorded. Its lateness at each rate is in the steady table; its drain rate is the reference for ttr's throughput.",
     table(["load", "p50", "p99", "p99.9", "max", "early", "missed", "doubled", "fires/s", "worker CPU/fire", "redis CPU/fire"], [
       ...Object.entries(r.agg.steady).map(([rate, x]) => [`steady ${rate}/s`, ms(x.lateness.p50), ms(x.lateness.p99), ms(x.lateness.p999), ms(x.lateness.max), fmt(x.early), fmt(x.missed), fmt(x.duplicated), fmt(x.throughput), fmt(x.cpuPerFireUs.worker, 0, " µs"), fmt(x.cpuPerFireUs.redis, 0, " µs")]),
       [`burst ${fmt(r.agg.burst.count)}`, ms(r.agg.burst.lateness.p50), ms(r.agg.burst.lateness.p99), ms(r.agg.burst.lateness.p999), ms(r.agg.burst.lateness.max), fmt(r.agg.burst.early), fmt(r.agg.burst.missed), fmt(r.agg.burst.duplicated), fmt(r.agg.burst.firesPerS), fmt(r.agg.burst.cpuPerFireUs.worker, 0, " µs"), fmt(r.agg.burst.cpuPerFireUs.redis, 0, " µs")],

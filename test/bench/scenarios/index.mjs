@@ -24,7 +24,8 @@ const n = (x) => x.toLocaleString("en-US");
 export const scenarios = {
   baseline: {
     summary: "BullMQ delayed jobs + a got worker at concurrency 100: steady 500/1,000/2,000 per s and a 50,000 burst",
-    // a hand-built setup as people write it: got at concurrency 100, like ttr's default
+    // a hand-built setup as people write it: got at concurrency 100 (ttr's executor
+    // default was 100 too until 2026-11-26; it is 200 since, see docs/configuration.md)
     config: defaults,
     once: async (ctx, opts) => ({ steady: await baselineSteadyOnce(ctx, opts), burst: await baselineBurstOnce(ctx, opts) }),
   },
