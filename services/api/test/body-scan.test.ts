@@ -148,14 +148,23 @@ it("scans a 10 MiB body of 115,000 items in a fraction of what building it takes
   const items = Array.from({ length: 115_000 }, (_, i) => ({ url: `http://example.com/hook/${i}`, customKey: `key-${i}`, scheduledAt: "2099-01-01T00:00:00Z", tags: ["a"] }));
   const bytes = Buffer.from(JSON.stringify({ tag: "t", items }));
   expect(bytes.length).toBeGreaterThan(9 * 1024 * 1024);
-  const cpu = (fn: () => void) => {
+  const cpuMs = (fn: () => void) => {
     const start = process.cpuUsage();
-    for (let i = 0; i < 3; i++) fn();
+    fn();
     const used = process.cpuUsage(start);
-    return (used.user + used.system) / 3000;
+    return (used.user + used.system) / 1000;
   };
-  scanBody(bytes, DECLARE_SHAPE);
-  const scan = cpu(() => expect(scanBody(bytes, DECLARE_SHAPE).ok).toBe(true));
-  const parse = cpu(() => JSON.parse(bytes.toString("utf8")));
+  expect(scanBody(bytes, DECLARE_SHAPE).ok).toBe(true);
+  // The least CPU of five interleaved rounds each: other files running
+  // beside this one, and the collector working off what building the body
+  // allocated, can only add to a round (one run in a loaded suite measured
+  // a single three-round average of the scan at 1.06 × the parse, where
+  // alone it is 0.3–0.5 ×).
+  let scan = Number.POSITIVE_INFINITY;
+  let parse = Number.POSITIVE_INFINITY;
+  for (let round = 0; round < 5; round++) {
+    scan = Math.min(scan, cpuMs(() => scanBody(bytes, DECLARE_SHAPE)));
+    parse = Math.min(parse, cpuMs(() => JSON.parse(bytes.toString("utf8"))));
+  }
   expect(scan).toBeLessThan(parse);
 });
