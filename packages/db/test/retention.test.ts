@@ -266,4 +266,30 @@ describe("partitions", () => {
     expect(rows[0]!.d).toBe(day(0));
     expect(sql("ensure_partitions")).toContain("ttr_ensure_partitions");
   });
+
+  it("store the columns a fire changes last, while the table shows its columns as declared", async () => {
+    const far = day(400);
+    await client.query("SELECT ttr_ensure_partitions($1::date, $1::date)", [far]);
+    const columns = async (table: string) =>
+      (await client.query<{ name: string }>("SELECT attname AS name FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum", [table])).rows.map((r) => r.name);
+    const parent = await columns("triggers");
+    const part = await columns(`triggers_p${far.replaceAll("-", "")}`);
+    expect(part.slice(-3)).toEqual(["status", "attempts", "updated_at"]);
+    expect([...part].sort()).toEqual([...parent].sort());
+    expect(parent.indexOf("status")).toBeLessThan(parent.length - 3);
+
+    // Rows go through the parent in its order, and come back the same.
+    const { rows } = await client.query<{ id: string }>(
+      `INSERT INTO triggers (project_id, status, title, url, method, headers, body, tags, scheduled_at, part_day)
+       VALUES ($1::uuid, 'registered', 't', 'http://x/y', 'POST', '[["a","b"]]', '\\x6869', '{k}', '2030-01-01T00:00:00Z', $2::date) RETURNING id::text`,
+      [projectId, far],
+    );
+    const id = rows[0]!.id;
+    await client.query("UPDATE triggers SET status = 'running', attempts = attempts + 1, updated_at = '2030-01-01T00:00:01Z' WHERE id = $1::uuid AND part_day = $2::date", [id, far]);
+    const { rows: back } = await client.query("SELECT * FROM triggers WHERE id = $1::uuid AND part_day = $2::date", [id, far]);
+    expect(Object.keys(back[0]!)).toEqual(parent);
+    expect(back[0]).toMatchObject({ status: "running", attempts: 1, title: "t", url: "http://x/y", method: "POST", headers: [["a", "b"]], tags: ["k"], part_day: expect.any(Date) });
+    expect(back[0]!.body.toString()).toBe("hi");
+    expect(back[0]!.updated_at.toISOString()).toBe("2030-01-01T00:00:01.000Z");
+  });
 });
