@@ -292,4 +292,24 @@ describe("partitions", () => {
     expect(back[0]!.body.toString()).toBe("hi");
     expect(back[0]!.updated_at.toISOString()).toBe("2030-01-01T00:00:01.000Z");
   });
+
+  it("move rows between a day made in the declared order (before the change) and one made since", async () => {
+    const [older, newer] = [day(500), day(501)];
+    const suffix = older.replaceAll("-", "");
+    for (const table of ["triggers", "executions", "trigger_tags"]) {
+      await client.query(`CREATE TABLE ${table}_p${suffix} (LIKE ${table} INCLUDING DEFAULTS)`);
+      await client.query(`ALTER TABLE ${table} ATTACH PARTITION ${table}_p${suffix} FOR VALUES FROM ('${older}') TO ('${newer}')`);
+    }
+    await client.query("SELECT ttr_ensure_partitions($1::date, $1::date)", [newer]);
+    const { rows } = await client.query<{ id: string }>(
+      `INSERT INTO triggers (project_id, status, title, url, method, headers, tags, scheduled_at, attempts, part_day)
+       VALUES ($1::uuid, 'completed', 'moved', 'http://x/m', 'PUT', '[["c","d"]]', '{m}', '2030-01-01T00:00:00Z', 2, $2::date) RETURNING id::text`,
+      [projectId, older],
+    );
+    const id = rows[0]!.id;
+    await client.query("UPDATE triggers SET part_day = $3::date WHERE id = $1::uuid AND part_day = $2::date", [id, older, newer]);
+    const { rows: back } = await client.query("SELECT tableoid::regclass::text AS part, * FROM triggers WHERE id = $1::uuid", [id]);
+    expect(back).toHaveLength(1);
+    expect(back[0]).toMatchObject({ part: `triggers_p${newer.replaceAll("-", "")}`, status: "completed", attempts: 2, title: "moved", url: "http://x/m", method: "PUT", headers: [["c", "d"]], tags: ["m"] });
+  });
 });
