@@ -58,12 +58,13 @@ export class QueueRecovery {
       this.stuckCheck = null;
       if (copied > 0) deps.log.info("jobs not started since before the Redis outage, sent again", { attempts: copied });
     }
-    let reason = this.requested;
-    if (reason === null && (await deps.redis.exists(this.marker)) === 0) reason = "the queue's data is gone (flushed, or Redis restarted empty)";
+    const emptied = (await deps.redis.exists(this.marker)) === 0;
+    const reason = this.requested ?? (emptied ? "the queue's data is gone (flushed, or Redis restarted empty)" : null);
     if (reason === null) return 0;
     this.requested = reason;
     // Set first: a loss from now on removes it again and is seen next tick.
     await deps.redis.set(this.marker, now.toISOString());
+    const reordered = emptied ? await this.takeOutWaiting() : 0;
     let sent = 0;
     let after: QueuedAttempt | null = null;
     for (;;) {
@@ -76,7 +77,25 @@ export class QueueRecovery {
       if (page.length < PAGE) break;
     }
     this.requested = null;
-    deps.log.info("queue checked against PostgreSQL", { reason, attempts: sent, ms: Date.now() - now.getTime() });
+    deps.log.info("queue checked against PostgreSQL", { reason, attempts: sent, reordered, ms: Date.now() - now.getTime() });
     return sent;
+  }
+
+  /**
+   * After the queue's data went, what waits in it was added since: jobs a
+   * tick dispatched between the loss and this check, due later than those
+   * lost. Added back behind them, the lost ones would go out after them; so
+   * the waiting ones are taken out (all are dispatched and not started in
+   * PostgreSQL, so the pass that follows adds them back in due order).
+   * A job an executor has just taken is locked and stays. More waiting jobs
+   * than a page means the queue was not emptied after all: left alone.
+   */
+  private async takeOutWaiting(): Promise<number> {
+    const { queue } = this.deps;
+    const kinds = ["wait", "prioritized"] as const;
+    if ((await queue.getJobCountByTypes(...kinds)) > PAGE) return 0;
+    const ids = await queue.getRanges([...kinds], 0, PAGE - 1);
+    const removed = await Promise.all(ids.map((id) => queue.remove(id)));
+    return removed.filter((n) => n === 1).length;
   }
 }
