@@ -1,7 +1,7 @@
 // Each service reads its configuration once, at start-up, through a joi
 // schema. Shared packages never read process.env.
 import Joi from "joi";
-import { type HostPort, parseHostPorts } from "./redis-options.js";
+import { type HostPort, parseHostPorts, redisUrlParams } from "./redis-options.js";
 
 export function readEnv<T>(schema: Joi.ObjectSchema<T>, env: NodeJS.ProcessEnv = process.env): T {
   const { value, error } = schema.validate(env, { allowUnknown: true, stripUnknown: true, convert: true, abortEarly: false });
@@ -36,6 +36,10 @@ export const commonEnv = {
   REDIS_URL: Joi.string()
     .empty("")
     .uri({ scheme: ["redis", "rediss"] })
+    .custom((url: string) => {
+      redisUrlParams(url);
+      return url;
+    })
     .required()
     .when("REDIS_SENTINELS", { is: Joi.array().max(0), otherwise: Joi.optional() })
     .description("Redis connection URL"),

@@ -47,17 +47,53 @@ function readOnly(err: Error): 2 | false {
   return err.message.startsWith("READONLY") ? 2 : false;
 }
 
+/** Query parameters a Redis URL may carry (docs/configuration.md, Redis). */
+const URL_PARAMS = ["db", "family", "tls"] as const;
+
+/**
+ * The URL's query parameters, checked: `db` (a database number, when the
+ * path names none), `family` (4 or 6: the address family used to resolve
+ * the host) and `tls` (`true` or `1`: as `rediss://`). Anything else throws,
+ * rather than being silently ignored.
+ */
+export function redisUrlParams(url: string): { db?: number; family?: 4 | 6; tls?: boolean } {
+  const u = new URL(url);
+  const out: { db?: number; family?: 4 | 6; tls?: boolean } = {};
+  for (const [name, value] of u.searchParams) {
+    switch (name) {
+      case "db":
+        if (!/^\d{1,5}$/.test(value)) throw new Error(`db=${value} in the Redis URL is not a database number`);
+        if (u.pathname.replace(/^\//, "") !== "") throw new Error("the Redis URL names its database twice (in its path and as db=)");
+        out.db = Number(value);
+        break;
+      case "family":
+        if (value !== "4" && value !== "6") throw new Error(`family=${value} in the Redis URL: use 4 or 6`);
+        out.family = Number(value) as 4 | 6;
+        break;
+      case "tls":
+        if (!["true", "1", "false", "0"].includes(value)) throw new Error(`tls=${value} in the Redis URL: use true or false`);
+        out.tls = value === "true" || value === "1";
+        break;
+      default:
+        throw new Error(`the Redis URL's query parameter "${name}" is not supported (supported: ${URL_PARAMS.join(", ")})`);
+    }
+  }
+  return out;
+}
+
 /** The URL's parts ioredis takes as options; the password percent-decoded. */
 function urlParts(url: string): RedisOptions & { tls?: object } {
   const u = new URL(url);
   const db = u.pathname.replace(/^\//, "");
+  const params = redisUrlParams(url);
   return {
     host: u.hostname.replace(/^\[(.*)\]$/, "$1") || "127.0.0.1",
     port: u.port ? Number(u.port) : 6379,
     ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
     ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
-    ...(db ? { db: Number(db) } : {}),
-    ...(u.protocol === "rediss:" ? { tls: {} } : {}),
+    ...(db ? { db: Number(db) } : params.db !== undefined ? { db: params.db } : {}),
+    ...(params.family ? { family: params.family } : {}),
+    ...(u.protocol === "rediss:" || params.tls ? { tls: {} } : {}),
   };
 }
 

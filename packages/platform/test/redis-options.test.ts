@@ -52,6 +52,22 @@ describe("redisOptions", () => {
     expect(plain.reconnectOnError?.(new Error("ERR wrong number of arguments"))).toBe(false);
   });
 
+  it("takes db, family and tls from the URL's query", () => {
+    expect(redisOptions({ url: "redis://r:6379?db=3&family=6" })).toEqual({ host: "r", port: 6379, db: 3, family: 6 });
+    expect(redisOptions({ url: "redis://r:6379?tls=true" }).tls).toEqual({});
+    expect(redisOptions({ url: "redis://r:6379?tls=0" })).not.toHaveProperty("tls");
+  });
+
+  it.each([
+    ["redis://r:6379?timeout=5", 'query parameter "timeout" is not supported (supported: db, family, tls)'],
+    ["redis://r:6379?family=5", "family=5 in the Redis URL: use 4 or 6"],
+    ["redis://r:6379?db=two", "db=two in the Redis URL is not a database number"],
+    ["redis://r:6379/1?db=2", "names its database twice"],
+    ["redis://r:6379?tls=yes", "tls=yes in the Redis URL: use true or false"],
+  ])("refuses %s rather than ignoring it", (url, message) => {
+    expect(() => redisOptions({ url })).toThrow(message);
+  });
+
   it("refuses settings with neither a URL nor Sentinels", () => {
     expect(() => redisOptions({})).toThrow("give a URL or at least one Sentinel");
   });
@@ -93,6 +109,11 @@ describe("the variables", () => {
   it("an empty REDIS_URL counts as unset: fine with Sentinels, refused without", () => {
     expect(redisSettingsOf(read({ REDIS_URL: "", REDIS_SENTINELS: "s0:26379" }))).toEqual({ sentinels: [{ host: "s0", port: 26379 }], sentinelName: "mymaster" });
     expect(() => read({ REDIS_URL: "" })).toThrow('"REDIS_URL" is required');
+  });
+
+  it("a REDIS_URL query parameter it does not know stops the service with the parameter named", () => {
+    expect(() => read({ REDIS_URL: "redis://r:6379/0?retry=3" })).toThrow('"REDIS_URL" failed custom validation because the Redis URL\'s query parameter "retry" is not supported');
+    expect(read({ REDIS_URL: "redis://r:6379?family=6" }).REDIS_URL).toBe("redis://r:6379?family=6");
   });
 
   it("a malformed Sentinel list stops the service with the entry named", () => {
