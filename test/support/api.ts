@@ -14,6 +14,7 @@ export interface TestApi {
   db: Db;
   /** the dashboard read pool, with its statement timeout */
   reads: Db;
+  lists: PgRunner;
   pg: PgRunner;
   database: TestDatabase;
   projectId: string;
@@ -41,8 +42,9 @@ export async function startApi(opts: ApiOptions = {}): Promise<TestApi> {
   const log = createLogger("api", "error");
   const pg = createPgRunner(database.url, { max: 4, applicationName: "ttr-test" });
   const reads = createDb(database.url, { max: 2, applicationName: "ttr-test-reads", statementTimeoutMs: opts.readTimeoutMs ?? 5_000 });
+  const lists = createPgRunner(database.url, { max: 2, applicationName: "ttr-test-lists", genericPlans: true, settings: { statement_timeout: opts.readTimeoutMs ?? 5_000 } });
   const prefix = redisPrefix();
-  const app = createApp({ db, reads, pg, redis, log, registry: createRegistry("api"), redisPrefix: prefix, authFailuresPerMinute: opts.authFailuresPerMinute });
+  const app = createApp({ db, reads, lists, pg, redis, log, registry: createRegistry("api"), redisPrefix: prefix, authFailuresPerMinute: opts.authFailuresPerMinute });
   if (opts.trustProxy !== undefined) app.set("trust proxy", opts.trustProxy);
   const server = createServer(app);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -53,6 +55,7 @@ export async function startApi(opts: ApiOptions = {}): Promise<TestApi> {
     base,
     db,
     reads,
+    lists,
     pg,
     database,
     projectId,
@@ -65,6 +68,7 @@ export async function startApi(opts: ApiOptions = {}): Promise<TestApi> {
       await new Promise((r) => server.close(r));
       await db.$disconnect();
       await reads.$disconnect();
+      await lists.end();
       await pg.end();
       await redis.quit();
       await database.drop();

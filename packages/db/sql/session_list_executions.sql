@@ -5,6 +5,12 @@
 -- (docs/api/dead-letters.md) is no longer on that list.
 -- Params: $1 project_id, $2 trigger_id or null, $3 dead letters only (bool),
 -- $4 cursor created_at (null on the first page), $5 cursor id, $6 number of rows.
+-- One branch per case, switched on by its flags, so that one generic plan
+-- (the api's reads pool keeps one per connection) serves each through its
+-- index: the project's list (executions_project_created_idx), its dead
+-- letters (executions_dead_letter_idx), one trigger's attempts
+-- (executions_trigger_attempt_key); the cursor compares with coalesced
+-- bounds rather than `$4 IS NULL OR …`, which no index condition can use.
 -- Returns executions in the dashboard's Execution shape plus createdAt.
 SELECT e.id::text AS id, e.trigger_id::text AS "triggerId", e.attempt_number AS "attemptNumber",
        e.triggered_by::text AS "triggeredBy", e.status::text AS status, e.planned_at AS "plannedAt",
@@ -12,10 +18,22 @@ SELECT e.id::text AS id, e.trigger_id::text AS "triggerId", e.attempt_number AS 
        e.response_headers AS "responseHeaders", e.response_body AS "responseBody",
        e.response_size AS "responseSize", e.error_message AS "errorMessage", e.is_dead_letter AS "isDeadLetter",
        e.discarded_at AS "discardedAt", e.created_at AS "createdAt"
-FROM executions e
-WHERE e.project_id = $1::uuid
-  AND ($2::uuid IS NULL OR e.trigger_id = $2::uuid)
-  AND (NOT $3::boolean OR (e.is_dead_letter AND e.discarded_at IS NULL))
-  AND ($4::timestamptz IS NULL OR (e.created_at, e.id) < ($4::timestamptz, $5::uuid))
+FROM (
+  (SELECT e.* FROM executions e
+    WHERE $2::uuid IS NULL AND NOT $3::boolean AND e.project_id = $1::uuid
+      AND (e.created_at, e.id) < (coalesce($4::timestamptz, 'infinity'), coalesce($5::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
+    ORDER BY e.created_at DESC, e.id DESC LIMIT $6::int)
+  UNION ALL
+  (SELECT e.* FROM executions e
+    WHERE $2::uuid IS NULL AND $3::boolean AND e.project_id = $1::uuid AND e.is_dead_letter AND e.discarded_at IS NULL
+      AND (e.created_at, e.id) < (coalesce($4::timestamptz, 'infinity'), coalesce($5::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
+    ORDER BY e.created_at DESC, e.id DESC LIMIT $6::int)
+  UNION ALL
+  (SELECT e.* FROM executions e
+    WHERE $2::uuid IS NOT NULL AND e.trigger_id = $2::uuid AND e.project_id = $1::uuid
+      AND (NOT $3::boolean OR (e.is_dead_letter AND e.discarded_at IS NULL))
+      AND (e.created_at, e.id) < (coalesce($4::timestamptz, 'infinity'), coalesce($5::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
+    ORDER BY e.created_at DESC, e.id DESC LIMIT $6::int)
+) e
 ORDER BY e.created_at DESC, e.id DESC
 LIMIT $6::int

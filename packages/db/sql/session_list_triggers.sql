@@ -11,7 +11,12 @@
 -- entry for every version of every trigger (docs/storage.md, what a fire
 -- writes): the list pays a few pages per status and day partition instead.
 -- A branch whose kind or status is filtered out is switched off with its
--- flag and costs nothing. With a tag, jobs are read from trigger_tags (one
+-- flag and costs nothing. The api keeps one generic plan of this statement
+-- per connection (its `lists` pool), so the cursor compares with coalesced
+-- bounds, an index condition in any plan, rather than `$8 IS NULL OR …`;
+-- one recurring trigger's instances ($11) are listed with a plan made for
+-- the values (the `reads` pool), where the status branches' generator
+-- condition becomes part of the scan. With a tag, jobs are read from trigger_tags (one
 -- B-tree range per project and tag, newest first), so a page costs the
 -- same for a rare tag as for a common one; only other filters beside the
 -- tag need each row's trigger.
@@ -28,43 +33,43 @@ FROM (
   (SELECT 'job' AS kind, t.id, t.created_at, t.part_day FROM triggers t
     WHERE $2::boolean AND $6::text IS NULL AND $7::text IS NULL AND coalesce($3::trigger_status = 'registered', true)
       AND t.project_id = $1::uuid AND t.status = 'registered' AND ($11::uuid IS NULL OR t.generator_id = $11::uuid)
-      AND ($8::timestamptz IS NULL OR (t.created_at, t.id) < ($8::timestamptz, $9::uuid))
+      AND (t.created_at, t.id) < (coalesce($8::timestamptz, 'infinity'), coalesce($9::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
     ORDER BY t.created_at DESC, t.id DESC LIMIT $10::int)
   UNION ALL
   (SELECT 'job' AS kind, t.id, t.created_at, t.part_day FROM triggers t
     WHERE $2::boolean AND $6::text IS NULL AND $7::text IS NULL AND coalesce($3::trigger_status = 'skipped', true)
       AND t.project_id = $1::uuid AND t.status = 'skipped' AND ($11::uuid IS NULL OR t.generator_id = $11::uuid)
-      AND ($8::timestamptz IS NULL OR (t.created_at, t.id) < ($8::timestamptz, $9::uuid))
+      AND (t.created_at, t.id) < (coalesce($8::timestamptz, 'infinity'), coalesce($9::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
     ORDER BY t.created_at DESC, t.id DESC LIMIT $10::int)
   UNION ALL
   (SELECT 'job' AS kind, t.id, t.created_at, t.part_day FROM triggers t
     WHERE $2::boolean AND $6::text IS NULL AND $7::text IS NULL AND coalesce($3::trigger_status = 'queued', true)
       AND t.project_id = $1::uuid AND t.status = 'queued' AND ($11::uuid IS NULL OR t.generator_id = $11::uuid)
-      AND ($8::timestamptz IS NULL OR (t.created_at, t.id) < ($8::timestamptz, $9::uuid))
+      AND (t.created_at, t.id) < (coalesce($8::timestamptz, 'infinity'), coalesce($9::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
     ORDER BY t.created_at DESC, t.id DESC LIMIT $10::int)
   UNION ALL
   (SELECT 'job' AS kind, t.id, t.created_at, t.part_day FROM triggers t
     WHERE $2::boolean AND $6::text IS NULL AND $7::text IS NULL AND coalesce($3::trigger_status = 'running', true)
       AND t.project_id = $1::uuid AND t.status = 'running' AND ($11::uuid IS NULL OR t.generator_id = $11::uuid)
-      AND ($8::timestamptz IS NULL OR (t.created_at, t.id) < ($8::timestamptz, $9::uuid))
+      AND (t.created_at, t.id) < (coalesce($8::timestamptz, 'infinity'), coalesce($9::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
     ORDER BY t.created_at DESC, t.id DESC LIMIT $10::int)
   UNION ALL
   (SELECT 'job' AS kind, t.id, t.created_at, t.part_day FROM triggers t
     WHERE $2::boolean AND $6::text IS NULL AND $7::text IS NULL AND coalesce($3::trigger_status = 'retrying', true)
       AND t.project_id = $1::uuid AND t.status = 'retrying' AND ($11::uuid IS NULL OR t.generator_id = $11::uuid)
-      AND ($8::timestamptz IS NULL OR (t.created_at, t.id) < ($8::timestamptz, $9::uuid))
+      AND (t.created_at, t.id) < (coalesce($8::timestamptz, 'infinity'), coalesce($9::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
     ORDER BY t.created_at DESC, t.id DESC LIMIT $10::int)
   UNION ALL
   (SELECT 'job' AS kind, t.id, t.created_at, t.part_day FROM triggers t
     WHERE $2::boolean AND $6::text IS NULL AND $7::text IS NULL AND coalesce($3::trigger_status = 'completed', true)
       AND t.project_id = $1::uuid AND t.status = 'completed' AND ($11::uuid IS NULL OR t.generator_id = $11::uuid)
-      AND ($8::timestamptz IS NULL OR (t.created_at, t.id) < ($8::timestamptz, $9::uuid))
+      AND (t.created_at, t.id) < (coalesce($8::timestamptz, 'infinity'), coalesce($9::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
     ORDER BY t.created_at DESC, t.id DESC LIMIT $10::int)
   UNION ALL
   (SELECT 'job' AS kind, t.id, t.created_at, t.part_day FROM triggers t
     WHERE $2::boolean AND $6::text IS NULL AND $7::text IS NULL AND coalesce($3::trigger_status = 'cancelled', true)
       AND t.project_id = $1::uuid AND t.status = 'cancelled' AND ($11::uuid IS NULL OR t.generator_id = $11::uuid)
-      AND ($8::timestamptz IS NULL OR (t.created_at, t.id) < ($8::timestamptz, $9::uuid))
+      AND (t.created_at, t.id) < (coalesce($8::timestamptz, 'infinity'), coalesce($9::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
     ORDER BY t.created_at DESC, t.id DESC LIMIT $10::int)
   UNION ALL
   (SELECT 'job' AS kind, t.id, t.created_at, t.part_day FROM triggers t
@@ -72,24 +77,27 @@ FROM (
       AND t.project_id = $1::uuid AND t.custom_key = $7::text
       AND ($3::trigger_status IS NULL OR t.status = $3::trigger_status)
       AND ($11::uuid IS NULL OR t.generator_id = $11::uuid)
-      AND ($8::timestamptz IS NULL OR (t.created_at, t.id) < ($8::timestamptz, $9::uuid))
+      AND (t.created_at, t.id) < (coalesce($8::timestamptz, 'infinity'), coalesce($9::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
     ORDER BY t.created_at DESC, t.id DESC LIMIT $10::int)
   UNION ALL
   (SELECT 'job' AS kind, x.trigger_id, x.created_at, x.part_day
      FROM trigger_tags x
     WHERE $2::boolean AND $6::text IS NOT NULL AND $3::trigger_status IS NULL AND $7::text IS NULL AND $11::uuid IS NULL
       AND x.project_id = $1::uuid AND x.tag = $6::text
-      AND ($8::timestamptz IS NULL OR (x.created_at, x.trigger_id) < ($8::timestamptz, $9::uuid))
+      AND (x.created_at, x.trigger_id) < (coalesce($8::timestamptz, 'infinity'), coalesce($9::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
     ORDER BY x.created_at DESC, x.trigger_id DESC
     LIMIT $10::int)
   UNION ALL
   (SELECT 'job' AS kind, t.id, t.created_at, t.part_day
      FROM trigger_tags x
-     JOIN triggers t ON t.id = x.trigger_id AND t.part_day = x.part_day
+     -- each tag row's trigger through its primary key, also in a generic
+     -- plan (which would otherwise join whole partitions): LIMIT 1 (one row
+     -- at most, by the key) keeps the subquery from being merged into a join
+     CROSS JOIN LATERAL (SELECT * FROM triggers t1 WHERE t1.id = x.trigger_id AND t1.part_day = x.part_day LIMIT 1) t
     WHERE $2::boolean AND $6::text IS NOT NULL
       AND ($3::trigger_status IS NOT NULL OR $7::text IS NOT NULL OR $11::uuid IS NOT NULL)
       AND x.project_id = $1::uuid AND x.tag = $6::text
-      AND ($8::timestamptz IS NULL OR (x.created_at, x.trigger_id) < ($8::timestamptz, $9::uuid))
+      AND (x.created_at, x.trigger_id) < (coalesce($8::timestamptz, 'infinity'), coalesce($9::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
       AND ($3::trigger_status IS NULL OR t.status = $3::trigger_status)
       AND ($7::text IS NULL OR t.custom_key = $7::text)
       AND ($11::uuid IS NULL OR t.generator_id = $11::uuid)
@@ -103,7 +111,7 @@ FROM (
       AND ($5::generator_status IS NULL OR g.status = $5::generator_status)
       AND ($6::text IS NULL OR g.tags @> ARRAY[$6::text])
       AND ($7::text IS NULL OR g.custom_key = $7::text)
-      AND ($8::timestamptz IS NULL OR (g.created_at, g.id) < ($8::timestamptz, $9::uuid))
+      AND (g.created_at, g.id) < (coalesce($8::timestamptz, 'infinity'), coalesce($9::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
     ORDER BY g.created_at DESC, g.id DESC
     LIMIT $10::int)
   ORDER BY created_at DESC, id DESC

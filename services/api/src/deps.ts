@@ -11,6 +11,14 @@ export interface Deps {
    * a slow read never holds the connections writes need
    */
   reads: Db;
+  /**
+   * the dashboard's trigger and execution pages, with the same statement
+   * timeout: prepared, each keeping one generic plan per connection.
+   * Planned for their values, as `reads` runs them, those lists spend
+   * 70–110 ms planning over a month of day partitions, against about 2 ms
+   * running (docs/storage.md, "The dashboard's lists keep one plan")
+   */
+  lists: PgRunner;
   /** plain pg pool with prepared statements, for the statements of the hottest path (/schedule) */
   pg: PgRunner;
   redis: Redis;

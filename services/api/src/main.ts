@@ -16,7 +16,13 @@ const reads = createDb(env.DATABASE_URL, {
   applicationName: "ttr-api-reads",
   statementTimeoutMs: env.DB_READ_TIMEOUT_MS,
 });
-const app = createApp({ db, reads, pg, redis, log, registry, cookieSecure: env.TTR_COOKIE_SECURE, redisPrefix: env.TTR_REDIS_PREFIX, authFailuresPerMinute: env.TTR_AUTH_FAILURES_PER_MINUTE });
+const lists = createPgRunner(env.DATABASE_URL, {
+  max: Math.max(2, Math.ceil(env.DB_POOL_SIZE / 4)),
+  applicationName: "ttr-api-lists",
+  genericPlans: true,
+  settings: { statement_timeout: env.DB_READ_TIMEOUT_MS },
+});
+const app = createApp({ db, reads, lists, pg, redis, log, registry, cookieSecure: env.TTR_COOKIE_SECURE, redisPrefix: env.TTR_REDIS_PREFIX, authFailuresPerMinute: env.TTR_AUTH_FAILURES_PER_MINUTE });
 app.set("trust proxy", env.TRUST_PROXY);
 
 // The scheduler makes each day's history partitions ahead; the api does too,
@@ -50,7 +56,7 @@ async function shutdown(signal: string): Promise<void> {
   const timer = setTimeout(() => process.exit(0), 10_000);
   timer.unref();
   await new Promise((r) => server.once("close", r));
-  await Promise.allSettled([db.$disconnect(), reads.$disconnect(), redis.quit()]);
+  await Promise.allSettled([db.$disconnect(), reads.$disconnect(), lists.end(), redis.quit()]);
   process.exit(0);
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));

@@ -18,9 +18,10 @@ beforeAll(async () => {
   const down = `postgresql://postgres@127.0.0.1:${await freePort()}/ttr`;
   const db = createDb(down, { max: 2, applicationName: "ttr-test" });
   const reads = createDb(down, { max: 2, applicationName: "ttr-test-reads" });
+  const lists = createPgRunner(down, { max: 2, applicationName: "ttr-test-lists", genericPlans: true });
   const pg = createPgRunner(down, { max: 2, applicationName: "ttr-test" });
   const redis = createRedis(redisUrl(), "ttr-test", createLogger("test", "error"));
-  const app = createApp({ db, reads, pg, redis, log: createLogger("api", "error"), registry: createRegistry("api") });
+  const app = createApp({ db, reads, lists, pg, redis, log: createLogger("api", "error"), registry: createRegistry("api") });
   const server = createServer(app);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -29,7 +30,7 @@ beforeAll(async () => {
     unwatchApi(base);
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
-    await Promise.all([db.$disconnect(), reads.$disconnect(), pg.end(), redis.quit()]);
+    await Promise.all([db.$disconnect(), reads.$disconnect(), lists.end(), pg.end(), redis.quit()]);
   };
 });
 afterAll(() => close?.());
