@@ -42,7 +42,7 @@ export async function startApi(opts: ApiOptions = {}): Promise<TestApi> {
   const log = createLogger("api", "error");
   const pg = createPgRunner(database.url, { max: 4, applicationName: "ttr-test" });
   const reads = createDb(database.url, { max: 2, applicationName: "ttr-test-reads", statementTimeoutMs: opts.readTimeoutMs ?? 5_000 });
-  const lists = createPgRunner(database.url, { max: 2, applicationName: "ttr-test-lists", genericPlans: true, settings: { statement_timeout: opts.readTimeoutMs ?? 5_000 } });
+  const lists = createPgRunner(database.url, { max: 2, applicationName: "ttr-test-lists", genericPlans: true, settings: { statement_timeout: opts.readTimeoutMs ?? 5_000, jit: "off" } });
   const prefix = redisPrefix();
   const app = createApp({ db, reads, lists, pg, redis, log, registry: createRegistry("api"), redisPrefix: prefix, authFailuresPerMinute: opts.authFailuresPerMinute });
   if (opts.trustProxy !== undefined) app.set("trust proxy", opts.trustProxy);
