@@ -3,7 +3,7 @@
 import type { AddressInfo } from "node:net";
 import { createApp } from "@ttr/api/app";
 import { createServer } from "@ttr/api/server";
-import { createDb, createPgRunner, createProject, type Db, type PgRunner } from "@ttr/db";
+import { createDb, createListsRunner, createPgRunner, createProject, type Db, type PgRunner } from "@ttr/db";
 import { createLogger, createRedis, createRegistry } from "@ttr/platform";
 import { freshDatabase, redisPrefix, redisUrl, type TestDatabase } from "./db.js";
 import { request } from "./http.js";
@@ -42,7 +42,7 @@ export async function startApi(opts: ApiOptions = {}): Promise<TestApi> {
   const log = createLogger("api", "error");
   const pg = createPgRunner(database.url, { max: 4, applicationName: "ttr-test" });
   const reads = createDb(database.url, { max: 2, applicationName: "ttr-test-reads", statementTimeoutMs: opts.readTimeoutMs ?? 5_000 });
-  const lists = createPgRunner(database.url, { max: 2, applicationName: "ttr-test-lists", genericPlans: true, settings: { statement_timeout: opts.readTimeoutMs ?? 5_000, jit: "off" } });
+  const lists = createListsRunner(database.url, { max: 2, applicationName: "ttr-test-lists", statementTimeoutMs: opts.readTimeoutMs ?? 5_000 });
   const prefix = redisPrefix();
   const app = createApp({ db, reads, lists, pg, redis, log, registry: createRegistry("api"), redisPrefix: prefix, authFailuresPerMinute: opts.authFailuresPerMinute });
   if (opts.trustProxy !== undefined) app.set("trust proxy", opts.trustProxy);

@@ -54,10 +54,21 @@ export interface PgRunnerOptions {
   genericPlans?: boolean;
   /**
    * Server settings for this pool's sessions, sent when each connects
-   * (e.g. `idle_in_transaction_session_timeout`).
+   * (e.g. `idle_in_transaction_session_timeout`). `jit` is off unless set
+   * here (JIT_OFF).
    */
   settings?: Record<string, string | number>;
 }
+
+/**
+ * Every pool of this kind runs with `jit = off`. Its statements are short
+ * and index-served, but a kept plan is costed for any parameter value over
+ * every day partition, which can put it past `jit_above_cost` on a large
+ * database: the dashboard's trigger list then spent about 4 s compiling a
+ * call that runs in 15 ms (docs/storage.md). Compiling never pays off for
+ * statements that read a page or a batch.
+ */
+const JIT_OFF = { jit: "off" } as const;
 
 /** The `options` connection parameter that applies `settings` to a session. */
 export function sessionOptions(settings: Record<string, string | number>): string | undefined {
@@ -106,7 +117,7 @@ export function withValuesWritten(text: string, values: unknown[]): string {
 
 export function createPgRunner(databaseUrl: string, opts: PgRunnerOptions = {}): PgRunner {
   const planCacheMode = opts.customPlans ? "force_custom_plan" : opts.genericPlans ? "force_generic_plan" : undefined;
-  const options = sessionOptions({ ...opts.settings, ...(planCacheMode ? { plan_cache_mode: planCacheMode } : {}) });
+  const options = sessionOptions({ ...JIT_OFF, ...opts.settings, ...(planCacheMode ? { plan_cache_mode: planCacheMode } : {}) });
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: opts.max ?? 10,
@@ -201,4 +212,19 @@ export async function withPgClient<T>(databaseUrl: string, fn: (client: pg.Clien
   } finally {
     await client.end().catch(() => {});
   }
+}
+
+/**
+ * The api's pool for the dashboard's trigger and execution pages: kept
+ * generic plans (their SQL is written so that one plan serves every call,
+ * docs/storage.md) and a statement timeout, so a slow read answers 503
+ * instead of holding a connection that firing needs.
+ */
+export function createListsRunner(databaseUrl: string, opts: { max: number; statementTimeoutMs: number; applicationName?: string }): PgRunner {
+  return createPgRunner(databaseUrl, {
+    max: opts.max,
+    applicationName: opts.applicationName ?? "ttr-api-lists",
+    genericPlans: true,
+    settings: { statement_timeout: opts.statementTimeoutMs },
+  });
 }

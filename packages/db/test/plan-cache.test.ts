@@ -4,7 +4,7 @@
 // their values written in, so they are planned for those values still.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
-import { countHeld, createPgRunner, markDispatched, type PgRunner, type PgRunnerOptions, sql, withValuesWritten } from "../src/index.js";
+import { countHeld, createListsRunner, createPgRunner, markDispatched, type PgRunner, type PgRunnerOptions, sql, withValuesWritten } from "../src/index.js";
 
 let tdb: TestDatabase;
 beforeAll(async () => {
@@ -81,5 +81,33 @@ describe("a pool with genericPlans", () => {
 
   it("is left to PostgreSQL otherwise: custom plans first", async () => {
     expect(await countHeldPlans({})).toMatchObject({ generic_plans: "0", custom_plans: "3" });
+  });
+});
+
+describe("every pool of this kind", () => {
+  it("runs with jit off unless its settings say otherwise", async () => {
+    const jit = async (opts: PgRunnerOptions) => {
+      const runner = createPgRunner(tdb.url, { max: 1, ...opts });
+      try {
+        return (await runner.$queryRawUnsafe<Array<{ jit: string }>>("SHOW jit"))[0]?.jit;
+      } finally {
+        await runner.end();
+      }
+    };
+    expect(await jit({})).toBe("off");
+    expect(await jit({ genericPlans: true, settings: { statement_timeout: 1000 } })).toBe("off");
+    expect(await jit({ settings: { jit: "on" } })).toBe("on");
+  });
+
+  it("the dashboard's lists pool keeps generic plans under a statement timeout", async () => {
+    const lists = createListsRunner(tdb.url, { max: 1, statementTimeoutMs: 1234 });
+    try {
+      const [row] = await lists.$queryRawUnsafe<Array<{ mode: string; timeout: string; jit: string }>>(
+        "SELECT current_setting('plan_cache_mode') AS mode, current_setting('statement_timeout') AS timeout, current_setting('jit') AS jit",
+      );
+      expect(row).toEqual({ mode: "force_generic_plan", timeout: "1234ms", jit: "off" });
+    } finally {
+      await lists.end();
+    }
   });
 });

@@ -1,5 +1,5 @@
 // Starts the api: public API, health and metrics (and later the dashboard).
-import { createDb, createPgRunner, dbPing, ensurePartitions } from "@ttr/db";
+import { createDb, createListsRunner, createPgRunner, dbPing, ensurePartitions } from "@ttr/db";
 import { createLogger, createRedis, redisSettingsOf, createRegistry } from "@ttr/platform";
 import { createApp } from "./app.js";
 import { loadEnv } from "./env.js";
@@ -16,15 +16,7 @@ const reads = createDb(env.DATABASE_URL, {
   applicationName: "ttr-api-reads",
   statementTimeoutMs: env.DB_READ_TIMEOUT_MS,
 });
-const lists = createPgRunner(env.DATABASE_URL, {
-  max: Math.max(2, Math.ceil(env.DB_POOL_SIZE / 4)),
-  applicationName: "ttr-api-lists",
-  genericPlans: true,
-  // A kept plan covers every day partition and is costed for any page size,
-  // which puts it past jit_above_cost: compiling it took 4 s a call on a
-  // month of history, against 15 ms to run it (docs/storage.md).
-  settings: { statement_timeout: env.DB_READ_TIMEOUT_MS, jit: "off" },
-});
+const lists = createListsRunner(env.DATABASE_URL, { max: Math.max(2, Math.ceil(env.DB_POOL_SIZE / 4)), statementTimeoutMs: env.DB_READ_TIMEOUT_MS });
 const app = createApp({ db, reads, lists, pg, redis, log, registry, cookieSecure: env.TTR_COOKIE_SECURE, redisPrefix: env.TTR_REDIS_PREFIX, authFailuresPerMinute: env.TTR_AUTH_FAILURES_PER_MINUTE });
 app.set("trust proxy", env.TRUST_PROXY);
 

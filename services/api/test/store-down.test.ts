@@ -4,7 +4,7 @@
 import type { AddressInfo } from "node:net";
 import { createApp } from "@ttr/api/app";
 import { createServer } from "@ttr/api/server";
-import { createDb, createPgRunner } from "@ttr/db";
+import { createDb, createListsRunner, createPgRunner } from "@ttr/db";
 import { createLogger, createRedis, createRegistry, freePort } from "@ttr/platform";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { redisUrl } from "../../../test/support/db.js";
@@ -18,7 +18,7 @@ beforeAll(async () => {
   const down = `postgresql://postgres@127.0.0.1:${await freePort()}/ttr`;
   const db = createDb(down, { max: 2, applicationName: "ttr-test" });
   const reads = createDb(down, { max: 2, applicationName: "ttr-test-reads" });
-  const lists = createPgRunner(down, { max: 2, applicationName: "ttr-test-lists", genericPlans: true });
+  const lists = createListsRunner(down, { max: 2, statementTimeoutMs: 5_000 });
   const pg = createPgRunner(down, { max: 2, applicationName: "ttr-test" });
   const redis = createRedis(redisUrl(), "ttr-test", createLogger("test", "error"));
   const app = createApp({ db, reads, lists, pg, redis, log: createLogger("api", "error"), registry: createRegistry("api") });
