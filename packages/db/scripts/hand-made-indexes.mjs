@@ -19,7 +19,7 @@
 export const HAND_MADE_INDEXES = [
   {
     name: "triggers_generator_idx",
-    sql: `CREATE INDEX "triggers_generator_idx" ON "triggers"("generator_id", "status") WHERE "generator_id" IS NOT NULL`,
+    sql: `CREATE INDEX "triggers_generator_idx" ON "triggers"("generator_id", "status", "created_at", "id") WHERE "generator_id" IS NOT NULL`,
   },
   {
     name: "triggers_project_key_idx",

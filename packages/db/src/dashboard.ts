@@ -115,12 +115,23 @@ export async function deleteSession(db: SqlRunner, tokenHash: string): Promise<v
   await execute(db, "session_delete", tokenHash);
 }
 
-/** One page of the trigger list as `{kind, id, createdAt}`, newest first; load the rows with loadTriggers. */
-export function listTriggerKeys(db: SqlRunner, projectId: string, f: TriggerListFilter, after: Keyset | null, rows: number) {
-  return query<{ kind: TriggerKind; id: string; createdAt: Date; partDay: string | null }>(
+type TriggerKey = { kind: TriggerKind; id: string; createdAt: Date; partDay: string | null };
+
+/**
+ * One page of the trigger list as `{kind, id, createdAt}`, newest first;
+ * load the rows with loadTriggers. With `generatorId`, one recurring
+ * trigger's instances (jobs only) from a statement of their own.
+ */
+export async function listTriggerKeys(db: SqlRunner, projectId: string, f: TriggerListFilter, after: Keyset | null, rows: number): Promise<TriggerKey[]> {
+  const cursor = [after?.createdAt ?? null, after?.id ?? null] as const;
+  if (f.generatorId !== null) {
+    if (f.jobs === null) return [];
+    return query<TriggerKey>(db, "session_list_instances", projectId, f.generatorId, f.jobs.status, f.tag, f.customKey, ...cursor, rows);
+  }
+  return query<TriggerKey>(
     db, "session_list_triggers",
     projectId, f.jobs !== null, f.jobs?.status ?? null, f.generators !== null, f.generators?.status ?? null,
-    f.tag, f.customKey, after?.createdAt ?? null, after?.id ?? null, rows, f.generatorId,
+    f.tag, f.customKey, ...cursor, rows,
   );
 }
 

@@ -33,6 +33,9 @@ let historyDay: string;
 let pendingTrigger: string;
 let pendingKey = "";
 let historyKey = "";
+let generator: string;
+/** completed instances of `generator`, one every 86 s back over about 20 days */
+const INSTANCES = 20_000;
 
 beforeAll(async () => {
   tdb = await freshDatabase();
@@ -56,6 +59,21 @@ beforeAll(async () => {
   pendingTrigger = pending.rows[0].id;
   pendingKey = pending.rows[0].custom_key;
   historyKey = (await client.query("SELECT custom_key FROM triggers WHERE id = md5('t' || 20)::uuid")).rows[0].custom_key;
+  generator = (
+    await client.query(
+      `INSERT INTO generators (id, project_id, status, cron_expr, tz, url, method, headers, tags, created_at, updated_at)
+       VALUES (gen_random_uuid(), $1, 'active', '* * * * *', 'UTC', 'http://127.0.0.1:9/cron', 'GET', '[]', '{}', now() - interval '30 days', now())
+       RETURNING id::text`,
+      [project],
+    )
+  ).rows[0].id;
+  await client.query(
+    `INSERT INTO triggers (project_id, generator_id, status, url, method, headers, tags, scheduled_at, attempts, created_at, updated_at, part_day)
+     SELECT $1, $2, 'completed', 'http://127.0.0.1:9/cron', 'GET', '[]', '{}', at, 1, at, at, (at AT TIME ZONE 'UTC')::date
+     FROM (SELECT date_trunc('second', now()) - make_interval(secs => 86 * i) AS at FROM generate_series(1, $3::int) AS i) s`,
+    [project, generator, INSTANCES],
+  );
+  await client.query("ANALYZE triggers");
 }, 240_000);
 
 afterAll(async () => {
@@ -199,17 +217,15 @@ const prepared: Case[] = [
 
 const listTriggers = (f: { jobs?: boolean; status?: string | null; tag?: string | null; key?: string | null; after?: boolean }) => () => [
   project, f.jobs ?? true, f.status ?? null, true, null, f.tag ?? null, f.key ?? null,
-  f.after ? new Date(Date.now() - 10 * 86_400_000) : null, f.after ? noId : null, 50, null,
+  f.after ? new Date(Date.now() - 10 * 86_400_000) : null, f.after ? noId : null, 50,
 ];
 
 /**
  * What the api's `lists` pool runs, with generic plans
- * (services/api/src/deps.ts): the trigger and execution pages and the rows
- * of a trigger page, but for one recurring trigger's instances, which are
- * listed on the `reads` pool, planned for their values.
+ * (services/api/src/deps.ts): the trigger pages (one recurring trigger's
+ * instances too), the execution pages and the rows of a trigger page.
  */
-const onListsPool = ([label, name]: Case) =>
-  ["session_list_executions", "session_load_triggers"].includes(name) || (name === "session_list_triggers" && !label.includes("recurring trigger's instances"));
+const onListsPool = ([, name]: Case) => ["session_list_triggers", "session_list_instances", "session_list_executions", "session_load_triggers"].includes(name);
 
 const dashboard: Case[] = [
   ["trigger list, first page", "session_list_triggers", listTriggers({})],
@@ -219,8 +235,11 @@ const dashboard: Case[] = [
   ["trigger list by a tag with history", "session_list_triggers", listTriggers({ tag: "billing" })],
   ["trigger list by a tag with no rows", "session_list_triggers", listTriggers({ tag: "nothing-here" })],
   ["trigger list by custom key", "session_list_triggers", listTriggers({ key: historyKey })],
-  // instances of one recurring trigger (the generator branch is off): none in the history
-  ["trigger list of one recurring trigger's instances", "session_list_triggers", () => [project, true, null, false, null, null, null, null, null, 50, noId]],
+  // one recurring trigger's instances: a page of them, not all INSTANCES
+  // sorted, nor the project's rows filtered by the recurring trigger
+  ["one recurring trigger's instances", "session_list_instances", () => [project, generator, null, null, null, null, null, 50]],
+  ["one recurring trigger's instances by status, a later page", "session_list_instances", () => [project, generator, "completed", null, null, new Date(Date.now() - 10 * 86_400_000), noId, 50]],
+  ["a recurring trigger without instances", "session_list_instances", () => [project, noId, null, null, null, null, null, 50]],
   ["executions list", "session_list_executions", () => [project, null, false, null, null, 50]],
   ["executions list, a later page", "session_list_executions", () => [project, null, false, new Date(Date.now() - 10 * 86_400_000), noId, 50]],
   ["dead letters", "session_list_executions", () => [project, null, true, null, null, 50]],
@@ -274,11 +293,11 @@ describe(`statements on ${HISTORY * 2 + PENDING} rows stay index-served`, () => 
       expectIndexServed(name, await explain(name, values(), true));
     });
   });
-  // The unfiltered trigger list merges one branch per status; a status
-  // added to the type without its branch would drop from the list.
-  it("the trigger list has a branch for every trigger status", async () => {
+  // The unfiltered trigger lists merge one branch per status; a status
+  // added to the type without its branch would drop from them.
+  it.each(["session_list_triggers", "session_list_instances"])("%s has a branch for every trigger status", async (name) => {
     const { rows } = await client.query<{ status: string }>("SELECT unnest(enum_range(NULL::trigger_status))::text AS status");
-    const branches = [...sql("session_list_triggers").matchAll(/t\.status = '(\w+)'/g)].map((m) => m[1]);
+    const branches = [...sql(name).matchAll(/t\.status = '(\w+)'/g)].map((m) => m[1]);
     expect(branches.sort()).toEqual(rows.map((r) => r.status).sort());
   });
   // With months of day partitions, a statement that probed every day for

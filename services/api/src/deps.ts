@@ -12,8 +12,9 @@ export interface Deps {
    */
   reads: Db;
   /**
-   * the dashboard's trigger and execution pages, with the same statement
-   * timeout: prepared, each keeping one generic plan per connection.
+   * the dashboard's trigger and execution pages (one recurring trigger's
+   * instances too), with the same statement timeout: prepared, each keeping
+   * one generic plan per connection.
    * Planned for their values, as `reads` runs them, those lists spend
    * 70–110 ms planning over a month of day partitions, against about 2 ms
    * running (docs/storage.md, "The dashboard's lists keep one plan")

@@ -59,12 +59,12 @@ describe("100k triggers in a project", () => {
     const p = api.projectId;
     const deep = { at: new Date(Date.now() - 90_000 * 1000), id: "00000000-0000-4000-8000-000000000000" };
     const cases: Array<[string, unknown[]]> = [
-      ["first page", [true, null, true, null, null, null, null, null, 51, null]],
-      ["deep page", [true, null, true, null, null, null, deep.at, deep.id, 51, null]],
-      ["largest page", [true, null, true, null, null, null, null, null, 501, null]],
-      ["status", [true, "completed", false, null, null, null, deep.at, deep.id, 51, null]],
-      ["tag", [true, null, true, null, "t3", null, null, null, 51, null]],
-      ["generators only", [false, null, true, "active", null, null, null, null, 501, null]],
+      ["first page", [true, null, true, null, null, null, null, null, 51]],
+      ["deep page", [true, null, true, null, null, null, deep.at, deep.id, 51]],
+      ["largest page", [true, null, true, null, null, null, null, null, 501]],
+      ["status", [true, "completed", false, null, null, null, deep.at, deep.id, 51]],
+      ["tag", [true, null, true, null, "t3", null, null, null, 51]],
+      ["generators only", [false, null, true, "active", null, null, null, null, 501]],
     ];
     for (const [label, params] of cases) {
       // A seq scan of 100k triggers alone reads about 2,000 buffers.

@@ -216,9 +216,10 @@ export async function seedPolicies(db, projectId) {
 /**
  * What the API-key operations act on, the same in both states: `byTag`
  * pending triggers tagged `cancel-me`, and `n` pending triggers with custom
- * keys `op-key-<i>` and `n` without, all due in a day.
+ * keys `op-key-<i>` and `n` without, all due in a day; and a recurring
+ * trigger with INSTANCES completed instances, for the dashboard's reads.
  * @param {pg.Pool} db
- * @returns {Promise<{ids: string[], keys: string[]}>}
+ * @returns {Promise<{ids: string[], keys: string[], generator: string}>}
  */
 export async function seedOpTargets(db, projectId, { n, byTag }) {
   const insert = `
@@ -230,5 +231,25 @@ export async function seedOpTargets(db, projectId, { n, byTag }) {
   await db.query(insert, [projectId, null, ["cancel-me"], byTag]);
   const keyed = await db.query(insert, [projectId, "op-key-", [], n]);
   const plain = await db.query(insert, [projectId, null, [], n]);
-  return { ids: plain.rows.map((r) => r.id), keys: keyed.rows.map((r) => r.key) };
+  // A recurring trigger with INSTANCES completed instances, one every 5 s
+  // before now, all in today's partition (the empty database has no
+  // earlier one), for the dashboard's page of one recurring trigger.
+  const generator = (
+    await db.query(
+      `INSERT INTO generators (id, project_id, status, cron_expr, tz, url, method, headers, tags, created_at, updated_at)
+       VALUES (gen_random_uuid(), $1, 'active', '*/5 * * * * *', 'UTC', 'https://hooks.example.com/cron', 'GET', '[]', '{}', now() - interval '1 hour', now())
+       RETURNING id::text`,
+      [projectId],
+    )
+  ).rows[0].id;
+  await db.query(
+    `INSERT INTO triggers (project_id, generator_id, status, url, method, headers, tags, scheduled_at, attempts, created_at, updated_at, part_day)
+     SELECT $1, $2, 'completed', 'https://hooks.example.com/cron', 'GET', '[]', '{}', at, 1, at, at, (now() AT TIME ZONE 'UTC')::date
+     FROM (SELECT date_trunc('second', now()) - make_interval(secs => 5 * i) AS at FROM generate_series(1, $3::int) AS i) s`,
+    [projectId, generator, INSTANCES],
+  );
+  return { ids: plain.rows.map((r) => r.id), keys: keyed.rows.map((r) => r.key), generator };
 }
+
+/** completed instances of the recurring trigger seedOpTargets makes */
+export const INSTANCES = 600;

@@ -22,7 +22,7 @@
 // retention is off (TTR_RETENTION_DAYS=0) so that the pass runs only then.
 import autocannon from "autocannon";
 import { createDb, createProject, prune } from "@ttr/db";
-import { seedLargeState, seedOpTargets, seedPolicies } from "../lib/large-state-seed.mjs";
+import { INSTANCES, seedLargeState, seedOpTargets, seedPolicies } from "../lib/large-state-seed.mjs";
 import { cpuMeter, machineCpuMs, serverGroups } from "../lib/procstat.mjs";
 import { startTtr, ttrGroups } from "../lib/services.mjs";
 import { dashboardSession, repeat, timed } from "../lib/session-client.mjs";
@@ -245,8 +245,8 @@ async function scheduleLatency(base, apiKey, rate, seconds) {
   return { p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max, sentPerS: r.requests.total / seconds, failed: r.errors + r.timeouts + r.non2xx };
 }
 
-/** The dashboard's reads, each `n` times in a row (after one warm-up), in ms. */
-async function dashboardReads(base, url, db, projectId, n) {
+/** The dashboard's reads, each `n` times in a row (after one warm-up), in ms; `generator` has INSTANCES instances. */
+async function dashboardReads(base, url, db, projectId, n, generator) {
   const session = await dashboardSession(base, url, projectId);
   // A completed trigger with a custom key (seeded history), else any completed one (a fired one).
   const keyed = await db.query("SELECT id::text AS id, custom_key AS key FROM triggers WHERE project_id = $1 AND status = 'completed' AND custom_key IS NOT NULL LIMIT 1", [projectId]);
@@ -262,6 +262,7 @@ async function dashboardReads(base, url, db, projectId, n) {
     "GET /triggers?status=registered": `/triggers?limit=${PAGE}&status=registered`,
     "GET /triggers?status=retrying (no rows)": `/triggers?limit=${PAGE}&status=retrying`,
     "GET /triggers?customKey=": `/triggers?limit=${PAGE}&customKey=${encodeURIComponent(any.key ?? "order-1")}`,
+    [`GET /triggers?generatorId= (${INSTANCES} instances)`]: `/triggers?limit=${PAGE}&generatorId=${generator}`,
     "GET /executions (first page)": `/executions?limit=${PAGE}`,
     "GET /executions?deadLetterOnly=true": `/executions?limit=${PAGE}&deadLetterOnly=true`,
     "GET /triggers/:id (detail with executions)": `/triggers/${any.id}`,
@@ -350,7 +351,7 @@ async function measureState(ctx, size, services, large, log) {
     log(`POST /schedule at ${size.scheduleRate}/s for ${size.scheduleSeconds} s`);
     out.schedule = await scheduleLatency(sys.apiBase, apiKey, size.scheduleRate, size.scheduleSeconds);
     log(`dashboard reads, ${size.reads} each`);
-    out.reads = await dashboardReads(sys.apiBase, database.url, db, projectId, size.reads);
+    out.reads = await dashboardReads(sys.apiBase, database.url, db, projectId, size.reads, targets.generator);
     log("API-key operations");
     out.ops = await apiOps(sys.apiBase, apiKey, targets, size);
     if (large) {

@@ -64,7 +64,7 @@ export function dashboardRoutes(deps: Deps): express.Router {
   router.get("/triggers", auth, async (req, res) => {
     const filter = d.triggerListFilter((name) => param(req, name));
     const limit = intParam(req, "limit", DEFAULT_LIMIT, MAX_LIMIT);
-    res.json(await d.triggerPage(filter.generatorId === null ? deps.lists : deps.reads, readerOf(res).projectId, filter, cursorParam(req), limit));
+    res.json(await d.triggerPage(deps.lists, readerOf(res).projectId, filter, cursorParam(req), limit));
   });
 
   router.get("/triggers/:id", auth, async (req, res) => {
