@@ -6,7 +6,7 @@
 -- Params: $1 project_id, $2 trigger_id or null, $3 dead letters only (bool),
 -- $4 cursor created_at (null on the first page), $5 cursor id, $6 number of rows.
 -- One branch per case, switched on by its flags, so that one generic plan
--- (the api's reads pool keeps one per connection) serves each through its
+-- (the api's lists pool keeps one per connection) serves each through its
 -- index: the project's list (executions_project_created_idx), its dead
 -- letters (executions_dead_letter_idx), one trigger's attempts
 -- (executions_trigger_attempt_key); the cursor compares with coalesced

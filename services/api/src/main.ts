@@ -11,12 +11,10 @@ const db = createDb(env.DATABASE_URL, { max: env.DB_POOL_SIZE, applicationName: 
 const redis = createRedis(redisSettingsOf(env), "ttr-api", log);
 const registry = createRegistry("api");
 const pg = createPgRunner(env.DATABASE_URL, { max: Math.max(2, Math.ceil(env.DB_POOL_SIZE / 2)), applicationName: "ttr-api" });
-const reads = createDb(env.DATABASE_URL, {
-  max: Math.max(2, Math.ceil(env.DB_POOL_SIZE / 4)),
-  applicationName: "ttr-api-reads",
-  statementTimeoutMs: env.DB_READ_TIMEOUT_MS,
-});
-const lists = createListsRunner(env.DATABASE_URL, { max: Math.max(2, Math.ceil(env.DB_POOL_SIZE / 4)), statementTimeoutMs: env.DB_READ_TIMEOUT_MS });
+// the two dashboard-read pools: a quarter of DB_POOL_SIZE each, at least 2
+const readPoolSize = Math.max(2, Math.ceil(env.DB_POOL_SIZE / 4));
+const reads = createDb(env.DATABASE_URL, { max: readPoolSize, applicationName: "ttr-api-reads", statementTimeoutMs: env.DB_READ_TIMEOUT_MS });
+const lists = createListsRunner(env.DATABASE_URL, { max: readPoolSize, statementTimeoutMs: env.DB_READ_TIMEOUT_MS });
 const app = createApp({ db, reads, lists, pg, redis, log, registry, cookieSecure: env.TTR_COOKIE_SECURE, redisPrefix: env.TTR_REDIS_PREFIX, authFailuresPerMinute: env.TTR_AUTH_FAILURES_PER_MINUTE });
 app.set("trust proxy", env.TRUST_PROXY);
 
@@ -31,7 +29,7 @@ setInterval(keepPartitions, PARTITIONS_EVERY_MS).unref();
 // query compiler and the pools open a connection now, not during the first
 // request or readiness probe (which has under a second to answer). A
 // database that is down is reported by /readyz and the requests that need it.
-const warm = Promise.allSettled([dbPing(db), dbPing(pg), dbPing(reads)]);
+const warm = Promise.allSettled([dbPing(db), dbPing(pg), dbPing(reads), dbPing(lists)]);
 await Promise.race([warm, new Promise((resolve) => setTimeout(resolve, 3000).unref())]);
 
 const server = createServer(app);
