@@ -1,8 +1,10 @@
 // Queue jobs name the day their attempt is stored under, so the executor
 // reads one day's partition. A job that does not (enqueued by a version
 // before jobs named it), or whose attempt has since moved to a newer day
-// (retention carries pending rows forward), is still sent, once.
-import { ATTEMPT_JOB, ATTEMPT_QUEUE, attemptJobOptions } from "@ttr/core";
+// (retention carries pending rows forward), is still sent, once. A job
+// carries one attempt or several dispatched together: each is sent once, and
+// one that cannot start does not hold the others back.
+import { ATTEMPT_JOB, ATTEMPT_QUEUE, attemptJobOptions, attemptJobs } from "@ttr/core";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -86,4 +88,16 @@ it("a job whose attempt does not exist is done with, not failed", async () => {
     return s === "unknown" || s === "failed" ? s : undefined;
   }, 5000, "the job to be taken");
   expect(state).toBe("unknown");
+});
+
+it("a job of several attempts sends each once, also beside an attempt that does not exist", async () => {
+  const attempts = await Promise.all([0, 1, 2].map((i) => dispatchedAttempt(`/group/${i}`, 0)));
+  const missing = { executionId: "00000000-0000-7000-8000-000000000002", partDay: attempts[0]!.partDay };
+  const [job, more] = attemptJobs([attempts[0]!, missing, attempts[1]!, attempts[2]!]);
+  expect(more).toBeUndefined();
+  await queue.add(job!.name, job!.data, job!.opts);
+  for (const [i, a] of attempts.entries()) await sentOnce(`/group/${i}`, a.triggerId);
+  // done with, not failed: the missing attempt is no error
+  const failed = await queue.getJobCountByTypes("failed");
+  expect(failed).toBe(0);
 });

@@ -8,9 +8,9 @@
 import { Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { ATTEMPT_QUEUE } from "@ttr/core";
+import { ATTEMPT_QUEUE, attemptsOfJob } from "@ttr/core";
 import { executionsOf } from "../support/rows.js";
-import { deliveredOnce, figure, type Rig, secondAfter, sleep, startRig, until } from "./rig.js";
+import { deliveredOnce, figure, metric, type Rig, secondAfter, sleep, startRig, until } from "./rig.js";
 
 const TIMEOUT_S = 4;
 const GRACE_S = 3;
@@ -97,8 +97,8 @@ it("an executor that dies holding jobs it never started: each is sent within 15 
   let taken = 0;
   const holder = new Worker(
     ATTEMPT_QUEUE,
-    () => {
-      taken++;
+    (job) => {
+      taken += attemptsOfJob(job.data).length;
       return new Promise(() => {});
     },
     { connection, prefix: "ttr", concurrency: 5, skipVersionCheck: true },
@@ -107,6 +107,8 @@ it("an executor that dies holding jobs it never started: each is sent within 15 
   for (let i = 0; i < 5; i++) due.set(`held/${i}`, secondAfter(1000));
   await Promise.all([...due].map(([p, at]) => rig.schedule(p, at)));
   await until(() => taken === 5, 10_000, "the doomed executor takes all five");
+  // dispatched and not started: the scheduler counts them as waiting, one per attempt (not per job)
+  expect(await metric(rig.of("scheduler")[0]!, "ttr_queue_depth")).toBe(5);
   const diedAt = Date.now();
   connection.disconnect();
   await holder.close(true).catch(() => {});

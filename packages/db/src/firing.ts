@@ -100,6 +100,11 @@ export async function markDispatched(db: SqlRunner, refs: AttemptRef[]): Promise
 
 export const staleDispatched = (db: SqlRunner, before: Date, limit: number) => query<AttemptRef>(db, "stale_dispatched", before, limit);
 
+/** How many attempts wait in the queue for an executor (queue_depth.sql). */
+export async function queueDepth(db: SqlRunner): Promise<number> {
+  return (await queryOne<{ depth: number }>(db, "queue_depth"))?.depth ?? 0;
+}
+
 export interface QueuedAttempt extends AttemptRef {
   plannedAt: Date;
 }

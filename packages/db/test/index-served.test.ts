@@ -158,6 +158,7 @@ const periodic: Case[] = [
   ["count held attempts per tag", "count_held_by_tag", () => [now(), 20]],
   ["next planned attempt", "next_planned_at", () => [now()]],
   ["stale dispatched attempts", "stale_dispatched", () => [new Date(Date.now() - 30_000), 500]],
+  ["attempts waiting in the queue", "queue_depth", () => []],
   ["attempts the queue should hold", "in_queue_attempts", () => [new Date(Date.now() - 30_000), 500, null, null]],
   ["attempts the queue should hold, a later page", "in_queue_attempts", () => [new Date(Date.now() - 30_000), 500, new Date(Date.now() - 86_400_000), noId]],
   ["reap lost attempts", "reap_lost", () => [now(), 500]],

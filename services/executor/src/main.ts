@@ -2,7 +2,7 @@
 // metrics. Scale by running more processes: they share nothing but Redis and
 // PostgreSQL.
 import { Worker } from "bullmq";
-import { ATTEMPT_QUEUE } from "@ttr/core";
+import { ATTEMPT_QUEUE, ATTEMPTS_PER_JOB, attemptsOfJob } from "@ttr/core";
 import { createPgRunner } from "@ttr/db";
 import { createLogger, createRedis, redisSettingsOf, createRegistry, OutageLog, RepeatLog, redisPing, startOpsServer, within } from "@ttr/platform";
 import { type ExecutorEnv, loadEnv } from "./env.js";
@@ -11,7 +11,8 @@ import { formatSubnet } from "./net-guard.js";
 import { Notifier } from "./notify.js";
 import { destroyAgents } from "./send.js";
 import { keysOf, refuseToStart, signer } from "./signing.js";
-import { attemptBatches, processAttempt, whileDatabaseDown } from "./worker.js";
+import { AttemptSlots } from "./slots.js";
+import { attemptBatches, processJob, whileDatabaseDown } from "./worker.js";
 
 let env: ExecutorEnv;
 try {
@@ -39,8 +40,10 @@ if (refusal !== null) {
 }
 const sign = signer(db, keys);
 const notifier = new Notifier({ db, log, sign, blockPrivateNetworks: env.TTR_BLOCK_PRIVATE_NETWORKS, retryDelaysSeconds: env.TTR_NOTIFY_RETRY_DELAYS_SECONDS });
+const slots = new AttemptSlots(env.EXECUTOR_CONCURRENCY, ATTEMPTS_PER_JOB);
 const deps = {
   env,
+  slots,
   db,
   batches: attemptBatches(db, env, metrics),
   redis,
@@ -53,14 +56,23 @@ const deps = {
 
 // maxStalledCount 0: a job whose worker died mid-attempt is failed, never run
 // again (docs/concepts.md, lost attempts); the reaper closes its execution.
-const worker = new Worker(ATTEMPT_QUEUE, (job) => processAttempt(deps, job.data), {
-  connection: redis,
-  prefix: env.TTR_REDIS_PREFIX,
-  concurrency: env.EXECUTOR_CONCURRENCY,
-  maxStalledCount: 0,
-  skipVersionCheck: true,
-});
-worker.on("failed", (job, err) => log.error("attempt job failed", { executionId: job?.data?.executionId, error: err.message }));
+// The jobs held at once follow the attempts in flight (slots.ts).
+const worker = new Worker(
+  ATTEMPT_QUEUE,
+  async (job) => {
+    const attempts = attemptsOfJob(job.data); // data that is not an attempt job fails the job, saying why
+    slots.took(attempts.length);
+    worker.concurrency = slots.jobLimit();
+    try {
+      await processJob(deps, attempts);
+    } finally {
+      slots.released(attempts.length);
+      worker.concurrency = slots.jobLimit();
+    }
+  },
+  { connection: redis, prefix: env.TTR_REDIS_PREFIX, concurrency: slots.jobLimit(), maxStalledCount: 0, skipVersionCheck: true },
+);
+worker.on("failed", (job, err) => log.error("attempt job failed", { jobId: job?.id, error: err.message }));
 // The worker's own connections fail with Redis, again at every retry: once per outage.
 const workerOutage = new OutageLog(log, "redis", { connection: "ttr-executor worker" });
 // Jobs that vanished from Redis while being sent (flushed, restarted empty)

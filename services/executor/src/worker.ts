@@ -1,6 +1,8 @@
-// One attempt, from queue job to execution row: start it (only from
-// `planned`, so a job is never sent twice), send it, record the outcome.
-import { checkAttemptJob } from "@ttr/core";
+// Attempts, from queue job to execution row: start each (only from
+// `planned`, so an attempt is never sent twice), send it, record the outcome.
+// A job's attempts go at the same time, their starts and finishes sharing
+// statements (AttemptBatches).
+import type { AttemptJob } from "@ttr/core";
 import {
   type AttemptRecord,
   type AttemptRef,
@@ -18,12 +20,15 @@ import type { Redis } from "ioredis";
 import type { ExecutorEnv } from "./env.js";
 import type { Metrics } from "./metrics.js";
 import { recordOf } from "./record.js";
+import type { AttemptSlots } from "./slots.js";
 import { type AttemptResult, classify, sendAttempt } from "./send.js";
 import type { Notifier } from "./notify.js";
 import type { Signer } from "./signing.js";
 
 export interface WorkerDeps {
   env: ExecutorEnv;
+  /** bounds the attempts sent at once (EXECUTOR_CONCURRENCY) */
+  slots: AttemptSlots;
   db: PgRunner;
   batches: AttemptBatches;
   redis: Redis;
@@ -90,8 +95,7 @@ async function storedElsewhere(deps: WorkerDeps, executionId: string, partDay?: 
  * under; a job enqueued by a version before jobs named it, or one whose
  * attempt retention has since moved to a newer day, is looked up once.
  */
-async function start(deps: WorkerDeps, data: unknown, retried = false): Promise<StartedAttempt | null> {
-  const job = checkAttemptJob(data);
+async function start(deps: WorkerDeps, job: AttemptJob, retried = false): Promise<StartedAttempt | null> {
   const ref = job.partDay === undefined ? await storedElsewhere(deps, job.executionId) : { executionId: job.executionId, partDay: job.partDay };
   if (!ref) return null;
   const started = await deps.batches.start.call(ref);
@@ -121,8 +125,20 @@ async function signedHeaders(deps: WorkerDeps, started: StartedAttempt): Promise
   }
 }
 
-export async function processAttempt(deps: WorkerDeps, data: unknown): Promise<void> {
-  const started = await whileDatabaseDown(deps.dbOutage, () => start(deps, data));
+/**
+ * Sends every attempt of a queue job at the same time, as far as the
+ * executor's slots allow. One that fails (an error other than PostgreSQL
+ * being down) does not stop the others; the job then fails, naming them,
+ * once all are done.
+ */
+export async function processJob(deps: WorkerDeps, attempts: AttemptJob[]): Promise<void> {
+  const results = await Promise.allSettled(attempts.map((a) => deps.slots.run(() => processAttempt(deps, a))));
+  const failed = results.flatMap((r, i) => (r.status === "rejected" ? [`${attempts[i]?.executionId}: ${(r.reason as Error)?.message ?? String(r.reason)}`] : []));
+  if (failed.length > 0) throw new Error(`${failed.length} of ${attempts.length} attempts failed: ${failed.join("; ")}`);
+}
+
+export async function processAttempt(deps: WorkerDeps, job: AttemptJob): Promise<void> {
+  const started = await whileDatabaseDown(deps.dbOutage, () => start(deps, job));
   if (!started) return;
   const { executionId } = started;
   const ref = { executionId, partDay: started.partDay };

@@ -3,24 +3,56 @@
 // planned, parked under the tag that held it, and is looked at again at
 // every tick (docs/api/tag-policies.md, when a limit is reached); its trigger keeps its
 // status (queued, or retrying).
-import { ATTEMPT_JOB, attemptJobOptions } from "@ttr/core";
+import { ATTEMPT_JOB, attemptJobOptions, attemptJobs, attemptsOfJob } from "@ttr/core";
+import type { JobType, Queue } from "bullmq";
 import { type AttemptRef, type DispatchCandidate, holdAttempts, markDispatched, selectDispatchable, selectHeld, type SqlRunner, staleDispatched } from "@ttr/db";
 import { markEnded } from "@ttr/platform";
 import { type Deps, fenced } from "./deps.js";
 
 /**
- * Puts dispatched attempts into the executors' queue, each as a job whose id
- * is the attempt's (the queue ignores an id it holds), or with `copy`, as a
- * second job beside one that is stuck.
+ * Puts dispatched attempts (oldest due first) into the executors' queue, in
+ * jobs of up to ATTEMPTS_PER_JOB (@ttr/core, attemptJobs); or with `copy`,
+ * each alone as a second job beside one that is stuck.
  */
 export async function enqueue(deps: Pick<Deps, "queue">, refs: AttemptRef[], copy?: string): Promise<void> {
   if (refs.length === 0) return;
   await deps.queue.addBulk(
-    refs.map(({ executionId, partDay }) => {
-      const opts = attemptJobOptions(executionId);
-      return { name: ATTEMPT_JOB, data: { executionId, partDay }, opts: copy ? { ...opts, jobId: `${executionId}-${copy}` } : opts };
-    }),
+    copy
+      ? refs.map(({ executionId, partDay }) => ({ name: ATTEMPT_JOB, data: { executionId, partDay }, opts: { ...attemptJobOptions(), jobId: `${executionId}-${copy}` } }))
+      : attemptJobs(refs),
   );
+}
+
+/** Job states in which a job will still be, or is being, worked on. */
+const LIVE_STATES = ["waiting", "prioritized", "delayed", "waiting-children", "active"] as const satisfies readonly JobType[];
+export type LiveState = (typeof LIVE_STATES)[number];
+/** Jobs of each state looked at by attemptsInQueue. */
+const LISTED_PER_STATE = 10_000;
+
+/**
+ * The attempts the queue's live jobs carry (waiting, delayed or being
+ * worked on), each with its job's state and when an executor took it. A job
+ * of several attempts is not known by any of their ids, so this reads the
+ * jobs themselves: at most LISTED_PER_STATE of each state, oldest first
+ * (an attempt beyond them is taken for lost, and at worst added again: the
+ * executor starts an attempt only from `planned`).
+ */
+export async function attemptsInQueue(queue: Queue): Promise<Map<string, { state: LiveState; processedOn?: number }>> {
+  const found = new Map<string, { state: LiveState; processedOn?: number }>();
+  for (const state of LIVE_STATES) {
+    const jobs = await queue.getJobs([state], 0, LISTED_PER_STATE - 1, true);
+    for (const job of jobs) {
+      if (!job) continue;
+      let carried: ReturnType<typeof attemptsOfJob>;
+      try {
+        carried = attemptsOfJob(job.data);
+      } catch {
+        continue; // not an attempt job: nothing of ttr's
+      }
+      for (const a of carried) found.set(a.executionId, { state, processedOn: job.processedOn });
+    }
+  }
+  return found;
 }
 
 /** The first of a candidate's tags found in `full`, if any. */
@@ -109,18 +141,18 @@ export const STALE_AFTER_MS = 5000;
  */
 export async function requeueLost(deps: Omit<Deps, "recovery">, now: Date, dispatchedBefore: Date, activeBefore: Date): Promise<number> {
   const stale = await staleDispatched(deps.db, dispatchedBefore, 500);
-  // asked together: ioredis pipelines them
-  const states = await Promise.all(stale.map((ref) => deps.queue.getJobState(ref.executionId)));
-  const active = stale.filter((_, i) => states[i] === "active");
-  const taken = await Promise.all(active.map((ref) => deps.queue.getJob(ref.executionId)));
-  const stuck = active.filter((_, i) => (taken[i]?.processedOn ?? Number.POSITIVE_INFINITY) < activeBefore.getTime());
+  if (stale.length === 0) return 0;
+  const queued = await attemptsInQueue(deps.queue);
   const lost: AttemptRef[] = [];
-  for (const [i, ref] of stale.entries()) {
-    const state = states[i];
-    if (state === "waiting" || state === "active" || state === "delayed" || state === "prioritized" || state === "waiting-children") continue;
-    if (state !== "unknown") await deps.queue.remove(ref.executionId).catch(() => 0);
-    lost.push(ref);
+  const stuck: AttemptRef[] = [];
+  for (const ref of stale) {
+    const job = queued.get(ref.executionId);
+    if (!job) lost.push(ref);
+    else if (job.state === "active" && (job.processedOn ?? Number.POSITIVE_INFINITY) < activeBefore.getTime()) stuck.push(ref);
   }
+  // A failed job of one attempt keeps its id (the execution's) for a while:
+  // removed, so that adding the attempt again is not a no-op.
+  await Promise.all(lost.map((ref) => deps.queue.remove(ref.executionId).catch(() => 0)));
   if (!deps.lease.held()) return 0;
   await enqueue(deps, lost);
   await enqueue(deps, stuck, `again-${now.getTime()}`);

@@ -2,7 +2,7 @@
 // the loop only while it holds the leadership lease.
 import { Queue } from "bullmq";
 import { ATTEMPT_QUEUE } from "@ttr/core";
-import { createPgRunner } from "@ttr/db";
+import { createPgRunner, queueDepth } from "@ttr/db";
 import { createLogger, createRedis, redisSettingsOf, createRegistry, redisPing, startOpsServer, within } from "@ttr/platform";
 import { PolicyAdmission } from "./admit.js";
 import { loadEnv } from "./env.js";
@@ -30,7 +30,7 @@ const queue = new Queue(ATTEMPT_QUEUE, { connection: redis, prefix: env.TTR_REDI
 // already logged once per outage by the connection's own listener
 queue.on("error", () => {});
 const registry = createRegistry("scheduler");
-const metrics = createMetrics(registry, queue);
+const metrics = createMetrics(registry, () => queueDepth(db).catch(() => null));
 const admission = new PolicyAdmission(db, redis, env.TTR_REDIS_PREFIX);
 const leadership = new Leadership(env.DATABASE_URL, log, (leading) => {
   metrics.leader.set(leading ? 1 : 0);

@@ -1,10 +1,13 @@
-import type { Queue } from "bullmq";
 import { prom } from "@ttr/platform";
 
 /** How many (project, tag) backlogs ttr_attempts_held_by_tag shows: a bound on its series, whatever the number of tags. */
 export const HELD_TAGS_SHOWN = 20;
 
-export function createMetrics(registry: prom.Registry, queue: Queue) {
+/**
+ * `queueDepth` answers how many attempts wait in the queue (null when it
+ * cannot tell): counted in PostgreSQL, as a queue job may carry several.
+ */
+export function createMetrics(registry: prom.Registry, queueDepth: () => Promise<number | null>) {
   return {
     promoted: new prom.Counter({ name: "ttr_triggers_promoted_total", help: "Due triggers moved to queued", registers: [registry] }),
     instances: new prom.Counter({ name: "ttr_instances_created_total", help: "Pending instances created for recurring triggers", registers: [registry] }),
@@ -55,11 +58,11 @@ export function createMetrics(registry: prom.Registry, queue: Queue) {
     }),
     queueDepth: new prom.Gauge({
       name: "ttr_queue_depth",
-      help: "Attempts waiting in the executor queue (waiting + delayed + prioritized); the executors' scaling signal",
+      help: "Attempts handed to the executor queue and not started yet; the executors' scaling signal",
       registers: [registry],
       async collect() {
-        const counts = await queue.getJobCounts("waiting", "delayed", "prioritized").catch(() => null);
-        if (counts) this.set((counts.waiting ?? 0) + (counts.delayed ?? 0) + (counts.prioritized ?? 0));
+        const depth = await queueDepth();
+        if (depth !== null) this.set(depth);
       },
     }),
   };

@@ -2,8 +2,8 @@
 // marked dispatched in PostgreSQL before its job is added to Redis, so
 // PostgreSQL knows what the queue should hold: when Redis may have lost
 // jobs, every attempt dispatched and not started is added again, oldest due
-// first. The queue ignores a job id it already holds, and the executor
-// starts an attempt only from `planned`, so nothing is ever sent twice.
+// first, except those a live job still carries. The executor starts an
+// attempt only from `planned`, so nothing is ever sent twice.
 //
 // "May have lost": the marker key this module keeps in Redis is gone
 // (FLUSHALL, a restart without persistence: checked at every tick), the
@@ -13,7 +13,7 @@
 // its enqueue).
 import { inQueueAttempts, LeaseLost, type QueuedAttempt } from "@ttr/db";
 import type { Deps } from "./deps.js";
-import { enqueue, requeueLost } from "./dispatch.js";
+import { attemptsInQueue, enqueue, requeueLost } from "./dispatch.js";
 
 /** Attempts read and added per round trip. */
 const PAGE = 5000;
@@ -65,14 +65,18 @@ export class QueueRecovery {
     // Set first: a loss from now on removes it again and is seen next tick.
     await deps.redis.set(this.marker, now.toISOString());
     const reordered = emptied ? await this.takeOutWaiting() : 0;
+    // What live jobs still carry stays where it is (jobs of several
+    // attempts are not known by an attempt's id, so adding would not be a no-op).
+    const queued = await attemptsInQueue(deps.queue);
     let sent = 0;
     let after: QueuedAttempt | null = null;
     for (;;) {
       const page = await inQueueAttempts(deps.db, now, PAGE, after);
       if (page.length === 0) break;
       if (!deps.lease.held()) throw new LeaseLost("recovery");
-      await enqueue(deps, page);
-      sent += page.length;
+      const missing = page.filter((a) => !queued.has(a.executionId));
+      await enqueue(deps, missing);
+      sent += missing.length;
       after = page[page.length - 1] ?? null;
       if (page.length < PAGE) break;
     }

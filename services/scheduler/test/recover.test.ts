@@ -1,15 +1,17 @@
 // Lost queue work (recover.ts) against a real PostgreSQL and Redis: after the
 // queue's data goes, what it should hold is added back oldest due first,
-// even when a tick has already put later jobs into the emptied queue.
+// even when a tick has already put later jobs into the emptied queue; and
+// attempts whose job is gone are sent again (requeueLost), those a live
+// job carries are not.
 import { randomUUID } from "node:crypto";
-import { Queue } from "bullmq";
+import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { ATTEMPT_QUEUE } from "@ttr/core";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
+import { ATTEMPT_QUEUE, attemptsOfJob } from "@ttr/core";
 import { createDb, createPgRunner, createProject, type Db, type PgRunner, promoteDue } from "@ttr/db";
 import { createLogger } from "@ttr/platform";
 import { freshDatabase, redisPrefix, redisUrl, type TestDatabase } from "../../../test/support/db.js";
-import { enqueue } from "../src/dispatch.js";
+import { attemptsInQueue, enqueue, requeueLost } from "../src/dispatch.js";
 import { loadEnv } from "../src/env.js";
 import { QueueRecovery } from "../src/recover.js";
 
@@ -19,6 +21,8 @@ let pool: PgRunner;
 let redis: Redis;
 let queue: Queue;
 let recovery: QueueRecovery;
+let deps: Parameters<typeof requeueLost>[0];
+const requeued: number[] = [];
 const prefix = redisPrefix();
 
 beforeAll(async () => {
@@ -28,8 +32,9 @@ beforeAll(async () => {
   redis = new Redis(redisUrl(), { maxRetriesPerRequest: null });
   queue = new Queue(ATTEMPT_QUEUE, { connection: redis, prefix });
   const env = loadEnv({ DATABASE_URL: tdb.url, REDIS_URL: redisUrl(), TTR_REDIS_PREFIX: prefix });
-  const deps = { env, db: pool, queue, redis, log: createLogger("scheduler", "warn"), lease: { held: () => true } };
-  recovery = new QueueRecovery(deps as unknown as ConstructorParameters<typeof QueueRecovery>[0]);
+  const metrics = { requeued: { inc: (n: number) => requeued.push(n) } };
+  deps = { env, db: pool, queue, redis, log: createLogger("scheduler", "warn"), lease: { held: () => true }, metrics } as unknown as typeof deps;
+  recovery = new QueueRecovery(deps);
 });
 
 afterAll(async () => {
@@ -45,6 +50,12 @@ afterAll(async () => {
 async function dropPrefix(): Promise<void> {
   const keys = await redis.keys(`${prefix}:*`);
   if (keys.length > 0) await redis.del(...keys);
+}
+
+/** The attempts the waiting jobs carry, in the order executors take them. */
+async function waiting(): Promise<string[]> {
+  const jobs = await queue.getJobs(["waiting"], 0, -1, true);
+  return jobs.flatMap((job) => attemptsOfJob(job.data).map((a) => a.executionId));
 }
 
 /** `count` untagged triggers due one second apart, oldest first, promoted (and so dispatched). */
@@ -70,19 +81,53 @@ it("after the queue's data went, the lost jobs go back ahead of later ones a tic
   const oldestFirst = attempts.map((a) => a.executionId);
   // The scheduler's first check sees an empty queue and fills it.
   expect(await recovery.run(new Date())).toBe(12);
-  expect(await queue.getRanges(["wait"], 0, -1, true)).toEqual(oldestFirst);
+  expect(await waiting()).toEqual(oldestFirst);
+  // twelve dispatched together travel in one job
+  expect(await queue.getJobCountByTypes("wait")).toBe(1);
 
   // Redis loses its data; before the next check, a tick dispatches the
   // four due last into the emptied queue.
   await dropPrefix();
   await enqueue({ queue }, attempts.slice(8));
-  expect(await queue.getRanges(["wait"], 0, -1, true)).toEqual(oldestFirst.slice(8));
+  expect(await waiting()).toEqual(oldestFirst.slice(8));
 
   expect(await recovery.run(new Date(Date.now() + 1))).toBe(12);
   // Executors take jobs oldest first: in due order again, each once.
-  expect(await queue.getRanges(["wait"], 0, -1, true)).toEqual(oldestFirst);
+  expect(await waiting()).toEqual(oldestFirst);
 
   // Nothing lost since: the next check adds nothing and moves nothing.
   expect(await recovery.run(new Date(Date.now() + 2))).toBe(0);
-  expect(await queue.getRanges(["wait"], 0, -1, true)).toEqual(oldestFirst);
+  expect(await waiting()).toEqual(oldestFirst);
+
+  // Asked to check although nothing was lost (a takeover, say): what the
+  // jobs carry is known, and none is added twice.
+  recovery.request("a test asks");
+  expect(await recovery.run(new Date(Date.now() + 3))).toBe(0);
+  expect(await waiting()).toEqual(oldestFirst);
+});
+
+it("a stale attempt a live job carries stays; one whose job failed or vanished is added again, once", async () => {
+  await dropPrefix();
+  // the attempts of the test before are out of the way
+  await db.$executeRawUnsafe(`UPDATE triggers SET status = 'cancelled' WHERE status = 'queued'`);
+  const attempts = await dispatched(6);
+  const ids = attempts.map((a) => a.executionId);
+  // The 4th and 5th travel in a job that failed (its executor threw)...
+  await enqueue({ queue }, attempts.slice(3, 5));
+  const connection = new Redis(redisUrl(), { maxRetriesPerRequest: null });
+  const failing = new Worker(ATTEMPT_QUEUE, async () => Promise.reject(new Error("executor broke")), { connection, prefix, skipVersionCheck: true });
+  await vi.waitFor(async () => expect(await queue.getJobCountByTypes("failed")).toBe(1), { timeout: 5000 });
+  await failing.close();
+  connection.disconnect();
+  // ...the first three in one still waiting, and the job of the 6th is gone.
+  await enqueue({ queue }, attempts.slice(0, 3));
+  expect([...(await attemptsInQueue(queue)).keys()]).toEqual(ids.slice(0, 3));
+
+  requeued.length = 0;
+  const dispatchedBefore = new Date(Date.now() + 60_000); // every attempt counts as stale
+  expect(await requeueLost(deps, new Date(), dispatchedBefore, new Date(0))).toBe(3);
+  expect(await waiting()).toEqual(ids);
+  // now that each is in a live job, nothing more
+  expect(await requeueLost(deps, new Date(), dispatchedBefore, new Date(0))).toBe(0);
+  expect(requeued).toEqual([3, 0]);
 });

@@ -1,0 +1,43 @@
+// EXECUTOR_CONCURRENCY counts attempts in flight, while the queue hands out
+// jobs of up to ATTEMPTS_PER_JOB attempts. AttemptSlots keeps the two
+// apart: it tells the worker how many jobs to hold, so that it takes another
+// only while a full job more would fit (an executor does not take work that
+// another one could start sooner), and it bounds the attempts sent at once,
+// whatever the jobs carry.
+import pLimit, { type LimitFunction } from "p-limit";
+
+export class AttemptSlots {
+  private jobs = 0;
+  private attempts = 0;
+  /** runs at most `limit` attempts at a time, the rest waiting their turn */
+  readonly run: LimitFunction;
+
+  constructor(
+    private readonly limit: number,
+    private readonly perJob: number,
+  ) {
+    this.run = pLimit(limit);
+  }
+
+  /** A job of `count` attempts was taken. */
+  took(count: number): void {
+    this.jobs++;
+    this.attempts += count;
+  }
+
+  /** A job of `count` attempts is done with. */
+  released(count: number): void {
+    this.jobs--;
+    this.attempts -= count;
+  }
+
+  /**
+   * How many jobs the worker may hold now: those it holds, plus as many
+   * full jobs as fit in the attempts left; at least one, and never more
+   * than the limit (jobs of one attempt each).
+   */
+  jobLimit(): number {
+    const fit = Math.floor(Math.max(0, this.limit - this.attempts) / this.perJob);
+    return Math.max(1, Math.min(this.limit, this.jobs + fit));
+  }
+}

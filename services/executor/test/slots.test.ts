@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { AttemptSlots } from "../src/slots.js";
+
+describe("AttemptSlots", () => {
+  it("holds as many jobs as full ones fit in the attempts left", () => {
+    const slots = new AttemptSlots(200, 20);
+    expect(slots.jobLimit()).toBe(10);
+    slots.took(20);
+    expect(slots.jobLimit()).toBe(10); // 1 held + 180 left / 20
+    slots.took(3);
+    expect(slots.jobLimit()).toBe(10); // 2 held + floor(177 / 20)
+    slots.released(20);
+    slots.released(3);
+    expect(slots.jobLimit()).toBe(10);
+  });
+
+  it("lets small jobs fill the limit: one attempt each, up to the limit", () => {
+    const slots = new AttemptSlots(200, 20);
+    for (let i = 0; i < 181; i++) slots.took(1);
+    expect(slots.jobLimit()).toBe(181); // 19 left: no full job fits
+    for (let i = 0; i < 19; i++) slots.took(1);
+    expect(slots.jobLimit()).toBe(200);
+  });
+
+  it("always lets the worker hold one job, and never more than the limit", () => {
+    const small = new AttemptSlots(5, 20);
+    expect(small.jobLimit()).toBe(1);
+    small.took(20);
+    expect(small.jobLimit()).toBe(1);
+    const one = new AttemptSlots(3, 1);
+    expect(one.jobLimit()).toBe(3);
+  });
+
+  it("runs at most the limit of attempts at a time, whatever the jobs carry", async () => {
+    const slots = new AttemptSlots(5, 20);
+    let running = 0;
+    let most = 0;
+    const attempt = async () => {
+      running++;
+      most = Math.max(most, running);
+      await new Promise((r) => setTimeout(r, 5));
+      running--;
+    };
+    await Promise.all(Array.from({ length: 20 }, () => slots.run(attempt)));
+    expect(most).toBe(5);
+  });
+});
