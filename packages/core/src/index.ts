@@ -6,7 +6,7 @@ export { forwardedHeaders, headersObject, isForwardedName, pairsOf, methodCarrie
 export * from "./secrets.js";
 export * from "./seal.js";
 export * from "./webhook.js";
-export { ATTEMPT_QUEUE, ATTEMPT_JOB, ATTEMPTS_JOB, ATTEMPTS_PER_JOB, attemptJobOptions, attemptJobs, attemptsOfJob, type AttemptJob, type AttemptsJob } from "./jobs.js";
+export { ATTEMPT_QUEUE, ATTEMPT_JOB, ATTEMPTS_JOB, ATTEMPTS_PER_JOB, attemptJobOptions, attemptJobs, attemptsOfJob, executionIdsOf, type AttemptJob, type AttemptsJob } from "./jobs.js";
 export { mergeRetry, retryDelaySeconds, nextRetryDelay, failureKind, retryAfterSeconds, honorRetryAfter, type MergedRetry, type RetryFields, type RetryOn, type RetryStrategy, type FailureKind } from "./retry.js";
 export { checkPolicy, parseWindow, effectiveWindowSeconds, isWindowKey, policyCreateBody, policyUpdateBody, POLICY_DEFAULTS, EXTRA_DEFAULTS, policyExtras, setExtras, MAX_NOTIFY_URL_LENGTH, MAX_THROUGHPUT_WINDOWS, MAX_EFFECTIVE_WINDOW_SECONDS, type PolicyBody, type PolicySettings, type PolicyExtras, type Throughput } from "./policy.js";
 export {

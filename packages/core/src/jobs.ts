@@ -51,6 +51,19 @@ export function attemptsOfJob(data: unknown): AttemptJob[] {
 }
 
 /**
+ * The execution ids a job's data names, read without validating it (empty
+ * for data of another shape): for listing what thousands of queued jobs
+ * carry, where attemptsOfJob's checks would cost more than the listing.
+ */
+export function executionIdsOf(data: unknown): string[] {
+  if (typeof data !== "object" || data === null) return [];
+  const { attempts, executionId } = data as { attempts?: unknown; executionId?: unknown };
+  if (typeof executionId === "string") return [executionId];
+  if (!Array.isArray(attempts)) return [];
+  return attempts.flatMap((a: { executionId?: unknown } | null) => (typeof a?.executionId === "string" ? [a.executionId] : []));
+}
+
+/**
  * Job options: finished jobs are dropped at once so Redis memory stays flat.
  * A one-attempt job takes the execution ID as its id, which makes adding it
  * again while it waits a no-op; a job of several takes an id from the queue

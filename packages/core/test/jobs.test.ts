@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ATTEMPT_JOB, ATTEMPTS_JOB, ATTEMPTS_PER_JOB, attemptJobs, attemptsOfJob } from "../src/jobs.js";
+import { ATTEMPT_JOB, ATTEMPTS_JOB, ATTEMPTS_PER_JOB, attemptJobs, attemptsOfJob, executionIdsOf } from "../src/jobs.js";
 
 const ref = (n: number) => ({ executionId: `00000000-0000-7000-8000-${String(n).padStart(12, "0")}`, partDay: "2026-11-27" });
 const refs = (count: number) => Array.from({ length: count }, (_, i) => ref(i));
@@ -57,5 +57,18 @@ describe("attemptsOfJob", () => {
     ["nothing", null],
   ])("refuses %s", (_, data) => {
     expect(() => attemptsOfJob(data)).toThrow(/^invalid attempt job: /);
+  });
+});
+
+describe("executionIdsOf", () => {
+  it("names the attempts of either kind of job, in order", () => {
+    expect(executionIdsOf(ref(1))).toEqual([ref(1).executionId]);
+    expect(executionIdsOf({ attempts: [ref(1), ref(2)] })).toEqual([ref(1).executionId, ref(2).executionId]);
+    for (const job of attemptJobs(refs(45))) expect(executionIdsOf(job.data)).toEqual(attemptsOfJob(job.data).map((a) => a.executionId));
+  });
+
+  it("names nothing for data of another shape, without throwing", () => {
+    for (const data of [null, 1, "x", {}, { attempts: "x" }, { executionId: 7 }]) expect(executionIdsOf(data)).toEqual([]);
+    expect(executionIdsOf({ attempts: [null, { executionId: 3 }, ref(2)] })).toEqual([ref(2).executionId]);
   });
 });

@@ -3,8 +3,8 @@
 // planned, parked under the tag that held it, and is looked at again at
 // every tick (docs/api/tag-policies.md, when a limit is reached); its trigger keeps its
 // status (queued, or retrying).
-import { ATTEMPT_JOB, attemptJobOptions, attemptJobs, attemptsOfJob } from "@ttr/core";
-import type { JobType, Queue } from "bullmq";
+import { ATTEMPT_JOB, attemptJobOptions, attemptJobs, executionIdsOf } from "@ttr/core";
+import type { JobType } from "bullmq";
 import { type AttemptRef, type DispatchCandidate, holdAttempts, markDispatched, selectDispatchable, selectHeld, type SqlRunner, staleDispatched } from "@ttr/db";
 import { markEnded } from "@ttr/platform";
 import { type Deps, fenced } from "./deps.js";
@@ -26,30 +26,44 @@ export async function enqueue(deps: Pick<Deps, "queue">, refs: AttemptRef[], cop
 /** Job states in which a job will still be, or is being, worked on. */
 const LIVE_STATES = ["waiting", "prioritized", "delayed", "waiting-children", "active"] as const satisfies readonly JobType[];
 export type LiveState = (typeof LIVE_STATES)[number];
-/** Jobs of each state looked at by attemptsInQueue. */
+/** Jobs of each state looked at by attemptsInQueue, at most. */
 const LISTED_PER_STATE = 10_000;
+/** Jobs read per round trip. */
+const LIST_PAGE = 250;
 
 /**
  * The attempts the queue's live jobs carry (waiting, delayed or being
  * worked on), each with its job's state and when an executor took it. A job
  * of several attempts is not known by any of their ids, so this reads the
- * jobs themselves: at most LISTED_PER_STATE of each state, oldest first
- * (an attempt beyond them is taken for lost, and at worst added again: the
- * executor starts an attempt only from `planned`).
+ * jobs' ids, then their data and start time only (one pipelined HMGET per
+ * job: BullMQ's whole-job reads cost several times more with a backlog),
+ * oldest first, at most LISTED_PER_STATE of each state; with `wanted`, it
+ * stops once it has found all of those. An attempt beyond what was read is
+ * taken for lost, and at worst added again: the executor starts an attempt
+ * only from `planned`.
  */
-export async function attemptsInQueue(queue: Queue): Promise<Map<string, { state: LiveState; processedOn?: number }>> {
+export async function attemptsInQueue(deps: Pick<Deps, "queue" | "redis">, wanted?: ReadonlySet<string>): Promise<Map<string, { state: LiveState; processedOn?: number }>> {
   const found = new Map<string, { state: LiveState; processedOn?: number }>();
+  let missing = wanted?.size ?? Number.POSITIVE_INFINITY;
   for (const state of LIVE_STATES) {
-    const jobs = await queue.getJobs([state], 0, LISTED_PER_STATE - 1, true);
-    for (const job of jobs) {
-      if (!job) continue;
-      let carried: ReturnType<typeof attemptsOfJob>;
-      try {
-        carried = attemptsOfJob(job.data);
-      } catch {
-        continue; // not an attempt job: nothing of ttr's
+    for (let from = 0; from < LISTED_PER_STATE && missing > 0; from += LIST_PAGE) {
+      const ids = await deps.queue.getRanges([state], from, from + LIST_PAGE - 1, true);
+      const replies = ids.length === 0 ? [] : ((await deps.redis.pipeline(ids.map((id) => ["hmget", deps.queue.toKey(id), "data", "processedOn"])).exec()) ?? []);
+      for (const [err, reply] of replies) {
+        const [data, processedOn] = (err ? [] : reply) as [string | null, string | null];
+        if (!data) continue; // gone since the ids were read
+        let carried: string[];
+        try {
+          carried = executionIdsOf(JSON.parse(data));
+        } catch {
+          continue; // not JSON: nothing of ttr's
+        }
+        for (const id of carried) {
+          if (wanted?.has(id) && !found.has(id)) missing--;
+          found.set(id, { state, processedOn: processedOn ? Number(processedOn) : undefined });
+        }
       }
-      for (const a of carried) found.set(a.executionId, { state, processedOn: job.processedOn });
+      if (ids.length < LIST_PAGE) break;
     }
   }
   return found;
@@ -142,7 +156,7 @@ export const STALE_AFTER_MS = 5000;
 export async function requeueLost(deps: Omit<Deps, "recovery">, now: Date, dispatchedBefore: Date, activeBefore: Date): Promise<number> {
   const stale = await staleDispatched(deps.db, dispatchedBefore, 500);
   if (stale.length === 0) return 0;
-  const queued = await attemptsInQueue(deps.queue);
+  const queued = await attemptsInQueue(deps, new Set(stale.map((ref) => ref.executionId)));
   const lost: AttemptRef[] = [];
   const stuck: AttemptRef[] = [];
   for (const ref of stale) {

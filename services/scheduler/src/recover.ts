@@ -67,7 +67,7 @@ export class QueueRecovery {
     const reordered = emptied ? await this.takeOutWaiting() : 0;
     // What live jobs still carry stays where it is (jobs of several
     // attempts are not known by an attempt's id, so adding would not be a no-op).
-    const queued = await attemptsInQueue(deps.queue);
+    const queued = await attemptsInQueue(deps);
     let sent = 0;
     let after: QueuedAttempt | null = null;
     for (;;) {

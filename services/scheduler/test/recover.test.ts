@@ -121,7 +121,7 @@ it("a stale attempt a live job carries stays; one whose job failed or vanished i
   connection.disconnect();
   // ...the first three in one still waiting, and the job of the 6th is gone.
   await enqueue({ queue }, attempts.slice(0, 3));
-  expect([...(await attemptsInQueue(queue)).keys()]).toEqual(ids.slice(0, 3));
+  expect([...(await attemptsInQueue({ queue, redis })).keys()]).toEqual(ids.slice(0, 3));
 
   requeued.length = 0;
   const dispatchedBefore = new Date(Date.now() + 60_000); // every attempt counts as stale
@@ -130,4 +130,18 @@ it("a stale attempt a live job carries stays; one whose job failed or vanished i
   // now that each is in a live job, nothing more
   expect(await requeueLost(deps, new Date(), dispatchedBefore, new Date(0))).toBe(0);
   expect(requeued).toEqual([3, 0]);
+});
+
+it("reading what the queue carries stops once it found the attempts asked for", async () => {
+  await dropPrefix();
+  const refs = Array.from({ length: 6000 }, () => ({ executionId: randomUUID(), partDay: "2026-11-27" }));
+  await enqueue({ queue }, refs); // 300 jobs of 20
+  const all = await attemptsInQueue({ queue, redis });
+  expect(all.size).toBe(6000);
+  expect(all.get(refs[0]!.executionId)).toEqual({ state: "waiting", processedOn: undefined });
+  // the three oldest are in the first page of jobs read: the rest is not read
+  const some = await attemptsInQueue({ queue, redis }, new Set(refs.slice(0, 3).map((r) => r.executionId)));
+  expect(refs.slice(0, 3).every((r) => some.has(r.executionId))).toBe(true);
+  expect(some.size).toBeLessThan(6000);
+  await dropPrefix();
 });
