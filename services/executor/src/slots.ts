@@ -1,7 +1,8 @@
 // EXECUTOR_CONCURRENCY counts attempts in flight, while the queue hands out
 // jobs of up to ATTEMPTS_PER_JOB attempts. AttemptSlots keeps the two
 // apart: it tells the worker how many jobs to hold, so that it takes another
-// only while a full job more would fit (an executor does not take work that
+// only while some of its attempt slots are free (so an executor holds at
+// most one job's worth beyond what it can send, and does not take work
 // another one could start sooner), and it bounds the attempts sent at once,
 // whatever the jobs carry.
 import pLimit, { type LimitFunction } from "p-limit";
@@ -32,12 +33,15 @@ export class AttemptSlots {
   }
 
   /**
-   * How many jobs the worker may hold now: those it holds, plus as many
-   * full jobs as fit in the attempts left; at least one, and never more
-   * than the limit (jobs of one attempt each).
+   * How many jobs the worker may hold now: those it holds, plus enough
+   * full jobs to fill the attempt slots left (the last one may overfill
+   * them: its extra attempts wait for a slot); at least one, and never more
+   * than the limit (jobs of one attempt each). Rounding down instead would
+   * leave up to a job's worth of slots empty: at a limit of 50, only 40
+   * attempts in flight.
    */
   jobLimit(): number {
-    const fit = Math.floor(Math.max(0, this.limit - this.attempts) / this.perJob);
-    return Math.max(1, Math.min(this.limit, this.jobs + fit));
+    const fill = Math.ceil(Math.max(0, this.limit - this.attempts) / this.perJob);
+    return Math.max(1, Math.min(this.limit, this.jobs + fill));
   }
 }

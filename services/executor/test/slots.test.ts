@@ -2,23 +2,33 @@ import { describe, expect, it } from "vitest";
 import { AttemptSlots } from "../src/slots.js";
 
 describe("AttemptSlots", () => {
-  it("holds as many jobs as full ones fit in the attempts left", () => {
+  it("holds enough jobs to fill the attempt slots left, and no more", () => {
     const slots = new AttemptSlots(200, 20);
     expect(slots.jobLimit()).toBe(10);
     slots.took(20);
     expect(slots.jobLimit()).toBe(10); // 1 held + 180 left / 20
     slots.took(3);
-    expect(slots.jobLimit()).toBe(10); // 2 held + floor(177 / 20)
+    expect(slots.jobLimit()).toBe(11); // 2 held + ceil(177 / 20)
     slots.released(20);
     slots.released(3);
     expect(slots.jobLimit()).toBe(10);
   });
 
+  it("fills a limit that is no multiple of the job size: 50 slots take three jobs of 20", () => {
+    const slots = new AttemptSlots(50, 20);
+    expect(slots.jobLimit()).toBe(3);
+    slots.took(20);
+    slots.took(20);
+    expect(slots.jobLimit()).toBe(3);
+    slots.took(20); // 60 taken: 10 wait for a slot
+    expect(slots.jobLimit()).toBe(3);
+  });
+
   it("lets small jobs fill the limit: one attempt each, up to the limit", () => {
     const slots = new AttemptSlots(200, 20);
-    for (let i = 0; i < 181; i++) slots.took(1);
-    expect(slots.jobLimit()).toBe(181); // 19 left: no full job fits
-    for (let i = 0; i < 19; i++) slots.took(1);
+    for (let i = 0; i < 190; i++) slots.took(1);
+    expect(slots.jobLimit()).toBe(191);
+    for (let i = 0; i < 10; i++) slots.took(1);
     expect(slots.jobLimit()).toBe(200);
   });
 
