@@ -1,8 +1,8 @@
 -- Planned attempts handed to the queue and not started, whose trigger still
 -- waits for them, oldest due first, after the keyset ($3, $4): what the
 -- queue should hold. Sent again whole when Redis may have lost its data
--- (flushed, restarted without persistence, a failed enqueue, a takeover);
--- the queue ignores a job id it already holds.
+-- (flushed, restarted without persistence, a failed enqueue, a takeover),
+-- except those a live queue job still carries.
 -- Params: $1 dispatched before (timestamptz), $2 limit, $3 planned_at and
 -- $4 id of the last row of the previous page (NULL for the first page).
 SELECT e.id::text AS "executionId", e.part_day::text AS "partDay", e.planned_at AS "plannedAt"

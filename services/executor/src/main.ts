@@ -96,6 +96,8 @@ async function shutdown(signal: string): Promise<void> {
   stopping = true;
   log.info("shutting down: finishing attempts in flight", { signal });
   const graceEnds = Date.now() + env.EXECUTOR_SHUTDOWN_GRACE_SECONDS * 1000;
+  // attempts waiting for a slot are not started now: the scheduler sends them again
+  slots.close();
   await within(env.EXECUTOR_SHUTDOWN_GRACE_SECONDS * 1000, worker.close());
   // dead-letter notifications under way, in what is left of the grace period
   await within(Math.max(0, graceEnds - Date.now()), notifier.drain());

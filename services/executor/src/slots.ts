@@ -10,14 +10,36 @@ import pLimit, { type LimitFunction } from "p-limit";
 export class AttemptSlots {
   private jobs = 0;
   private attempts = 0;
-  /** runs at most `limit` attempts at a time, the rest waiting their turn */
-  readonly run: LimitFunction;
+  /** at most `limit` attempts at a time, the rest waiting their turn */
+  private readonly run: LimitFunction;
+
+  private closing = false;
 
   constructor(
     private readonly limit: number,
     private readonly perJob: number,
   ) {
     this.run = pLimit(limit);
+  }
+
+  /**
+   * Runs `attempt` when a slot is free, unless the executor is shutting
+   * down by then: an attempt still waiting for a slot is left unstarted
+   * (still planned, so the scheduler sends it again, to another executor)
+   * rather than begun inside the shutdown's grace period. Answers whether
+   * it ran.
+   */
+  async send(attempt: () => Promise<void>): Promise<boolean> {
+    return this.run(async () => {
+      if (this.closing) return false;
+      await attempt();
+      return true;
+    });
+  }
+
+  /** The executor is shutting down: attempts still waiting for a slot are not started. */
+  close(): void {
+    this.closing = true;
   }
 
   /** A job of `count` attempts was taken. */

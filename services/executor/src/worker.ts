@@ -127,12 +127,13 @@ async function signedHeaders(deps: WorkerDeps, started: StartedAttempt): Promise
 
 /**
  * Sends every attempt of a queue job at the same time, as far as the
- * executor's slots allow. One that fails (an error other than PostgreSQL
+ * executor's slots allow (during a shutdown, those still waiting for a slot
+ * are left for the scheduler to send again). One that fails (an error other than PostgreSQL
  * being down) does not stop the others; the job then fails, naming them,
  * once all are done.
  */
 export async function processJob(deps: WorkerDeps, attempts: AttemptJob[]): Promise<void> {
-  const results = await Promise.allSettled(attempts.map((a) => deps.slots.run(() => processAttempt(deps, a))));
+  const results = await Promise.allSettled(attempts.map((a) => deps.slots.send(() => processAttempt(deps, a))));
   const failed = results.flatMap((r, i) => (r.status === "rejected" ? [`${attempts[i]?.executionId}: ${(r.reason as Error)?.message ?? String(r.reason)}`] : []));
   if (failed.length > 0) throw new Error(`${failed.length} of ${attempts.length} attempts failed: ${failed.join("; ")}`);
 }

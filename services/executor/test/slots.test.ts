@@ -51,7 +51,23 @@ describe("AttemptSlots", () => {
       await new Promise((r) => setTimeout(r, 5));
       running--;
     };
-    await Promise.all(Array.from({ length: 20 }, () => slots.run(attempt)));
+    expect(await Promise.all(Array.from({ length: 20 }, () => slots.send(attempt)))).toEqual(Array(20).fill(true));
     expect(most).toBe(5);
+  });
+
+  it("once closed, starts none of the attempts still waiting for a slot; those running finish", async () => {
+    const slots = new AttemptSlots(2, 20);
+    let started = 0;
+    let finished = 0;
+    const attempt = async () => {
+      started++;
+      await new Promise((r) => setTimeout(r, 20));
+      finished++;
+    };
+    const sent = Array.from({ length: 5 }, () => slots.send(attempt));
+    await new Promise((r) => setTimeout(r, 5));
+    slots.close();
+    expect(await Promise.all(sent)).toEqual([true, true, false, false, false]);
+    expect([started, finished]).toEqual([2, 2]);
   });
 });

@@ -9,16 +9,20 @@ import { type AttemptRef, type DispatchCandidate, holdAttempts, markDispatched, 
 import { markEnded } from "@ttr/platform";
 import { type Deps, fenced } from "./deps.js";
 
+/** What marks a copy beside a stuck job: see requeueLost. */
+const COPY = "again";
+const copyId = (executionId: string) => `${executionId}-${COPY}`;
+
 /**
  * Puts dispatched attempts (oldest due first) into the executors' queue, in
  * jobs of up to ATTEMPTS_PER_JOB (@ttr/core, attemptJobs); or with `copy`,
  * each alone as a second job beside one that is stuck.
  */
-export async function enqueue(deps: Pick<Deps, "queue">, refs: AttemptRef[], copy?: string): Promise<void> {
+export async function enqueue(deps: Pick<Deps, "queue">, refs: AttemptRef[], copy?: typeof COPY): Promise<void> {
   if (refs.length === 0) return;
   await deps.queue.addBulk(
     copy
-      ? refs.map(({ executionId, partDay }) => ({ name: ATTEMPT_JOB, data: { executionId, partDay }, opts: { ...attemptJobOptions(), jobId: `${executionId}-${copy}` } }))
+      ? refs.map(({ executionId, partDay }) => ({ name: ATTEMPT_JOB, data: { executionId, partDay }, opts: { ...attemptJobOptions(), jobId: copyId(executionId) } }))
       : attemptJobs(refs),
   );
 }
@@ -26,29 +30,39 @@ export async function enqueue(deps: Pick<Deps, "queue">, refs: AttemptRef[], cop
 /** Job states in which a job will still be, or is being, worked on. */
 const LIVE_STATES = ["waiting", "prioritized", "delayed", "waiting-children", "active"] as const satisfies readonly JobType[];
 export type LiveState = (typeof LIVE_STATES)[number];
-/** Jobs of each state looked at by attemptsInQueue, at most. */
-const LISTED_PER_STATE = 10_000;
-/** Jobs read per round trip. */
+/** Jobs of each state looked at by attemptsInQueue, at most (unless told otherwise). */
+export const LISTED_PER_STATE = 10_000;
+/** Jobs whose data is read per round trip. */
 const LIST_PAGE = 250;
+
+export interface QueuedJob {
+  state: LiveState;
+  /** when an executor took the job (active jobs) */
+  processedOn?: number;
+}
 
 /**
  * The attempts the queue's live jobs carry (waiting, delayed or being
- * worked on), each with its job's state and when an executor took it. A job
- * of several attempts is not known by any of their ids, so this reads the
- * jobs' ids, then their data and start time only (one pipelined HMGET per
- * job: BullMQ's whole-job reads cost several times more with a backlog),
- * oldest first, at most LISTED_PER_STATE of each state; with `wanted`, it
- * stops once it has found all of those. An attempt beyond what was read is
- * taken for lost, and at worst added again: the executor starts an attempt
- * only from `planned`.
+ * worked on), each with its job's state and when an executor took it; an
+ * attempt carried by a job that waits and by one taken (a copy beside a
+ * stuck job) counts as waiting. A job of several attempts is not known by
+ * any of their ids, so this reads the ids of each state's jobs, oldest first
+ * and in one command (a consistent snapshot, while executors take jobs),
+ * then their data and start time only (pipelined HMGETs: BullMQ's
+ * whole-job reads cost several times more with a backlog), at most `cap`
+ * jobs of each state; with `wanted`, it stops reading data once it has
+ * found all of those. An attempt beyond what was read is not found: the
+ * caller decides (see requeueLost).
  */
-export async function attemptsInQueue(deps: Pick<Deps, "queue" | "redis">, wanted?: ReadonlySet<string>): Promise<Map<string, { state: LiveState; processedOn?: number }>> {
-  const found = new Map<string, { state: LiveState; processedOn?: number }>();
+export async function attemptsInQueue(deps: Pick<Deps, "queue" | "redis">, wanted?: ReadonlySet<string>, cap = LISTED_PER_STATE): Promise<Map<string, QueuedJob>> {
+  const found = new Map<string, QueuedJob>();
   let missing = wanted?.size ?? Number.POSITIVE_INFINITY;
   for (const state of LIVE_STATES) {
-    for (let from = 0; from < LISTED_PER_STATE && missing > 0; from += LIST_PAGE) {
-      const ids = await deps.queue.getRanges([state], from, from + LIST_PAGE - 1, true);
-      const replies = ids.length === 0 ? [] : ((await deps.redis.pipeline(ids.map((id) => ["hmget", deps.queue.toKey(id), "data", "processedOn"])).exec()) ?? []);
+    if (missing === 0) break;
+    const ids = await deps.queue.getRanges([state], 0, cap - 1, true);
+    for (let from = 0; from < ids.length && missing > 0; from += LIST_PAGE) {
+      const page = ids.slice(from, from + LIST_PAGE);
+      const replies = (await deps.redis.pipeline(page.map((id) => ["hmget", deps.queue.toKey(id), "data", "processedOn"])).exec()) ?? [];
       for (const [err, reply] of replies) {
         const [data, processedOn] = (err ? [] : reply) as [string | null, string | null];
         if (!data) continue; // gone since the ids were read
@@ -59,11 +73,11 @@ export async function attemptsInQueue(deps: Pick<Deps, "queue" | "redis">, wante
           continue; // not JSON: nothing of ttr's
         }
         for (const id of carried) {
-          if (wanted?.has(id) && !found.has(id)) missing--;
+          if (found.has(id)) continue; // seen in an earlier state: waiting wins over taken
+          if (wanted?.has(id)) missing--;
           found.set(id, { state, processedOn: processedOn ? Number(processedOn) : undefined });
         }
       }
-      if (ids.length < LIST_PAGE) break;
     }
   }
   return found;
@@ -142,34 +156,44 @@ export async function dispatchHeld(deps: Deps, now: Date, full: Set<string>, lim
 export const STALE_AFTER_MS = 5000;
 
 /**
- * Attempts dispatched before `dispatchedBefore` and still planned, whose
- * queue job failed before it started (its executor died holding it) or is
- * gone, are enqueued again, oldest due first. So are those whose job was
- * taken before `activeBefore` and never started: an executor that took a
- * job normally starts its attempt within milliseconds, so such a job is
- * held by an executor that died, or was taken in a command whose answer a
- * Redis outage lost. That job cannot be removed while its lock lasts, so a
- * copy is added beside it. The executor starts an attempt only from
+ * Attempts dispatched before `dispatchedBefore` and still planned that no
+ * live job carries (their job failed before it started them, its executor
+ * died holding it, or it is gone) are enqueued again, oldest due first. So
+ * are those whose job was taken before `activeBefore` and that have not
+ * started: an executor that took a job normally starts its attempts within
+ * milliseconds, so such a job is held by an executor that died, or was taken
+ * in a command whose answer a Redis outage lost, or its executor's attempt
+ * slots are all busy (its last job's extra attempts wait for one). That job
+ * cannot be removed while its lock lasts, so a copy of the attempt is added
+ * beside it, one at a time (the copy's id is fixed), and whichever an
+ * executor starts first is sent: the executor starts an attempt only from
  * `planned`, so neither can ever send twice. (A queue that lost everything
  * is QueueRecovery's.)
  */
-export async function requeueLost(deps: Omit<Deps, "recovery">, now: Date, dispatchedBefore: Date, activeBefore: Date): Promise<number> {
+export async function requeueLost(deps: Omit<Deps, "recovery">, dispatchedBefore: Date, activeBefore: Date): Promise<number> {
   const stale = await staleDispatched(deps.db, dispatchedBefore, 500);
   if (stale.length === 0) return 0;
   const queued = await attemptsInQueue(deps, new Set(stale.map((ref) => ref.executionId)));
-  const lost: AttemptRef[] = [];
+  const unseen: AttemptRef[] = [];
   const stuck: AttemptRef[] = [];
   for (const ref of stale) {
     const job = queued.get(ref.executionId);
-    if (!job) lost.push(ref);
+    if (!job) unseen.push(ref);
     else if (job.state === "active" && (job.processedOn ?? Number.POSITIVE_INFINITY) < activeBefore.getTime()) stuck.push(ref);
   }
-  // A failed job of one attempt keeps its id (the execution's) for a while:
-  // removed, so that adding the attempt again is not a no-op.
-  await Promise.all(lost.map((ref) => deps.queue.remove(ref.executionId).catch(() => 0)));
+  // Not seen among the jobs read: a job of one attempt, named by it, may
+  // still be live beyond them (left alone), or failed and kept a while
+  // under the attempt's id (removed, so that adding the attempt again is
+  // not a no-op).
+  const states = await Promise.all(unseen.map((ref) => deps.queue.getJobState(ref.executionId)));
+  const lost = unseen.filter((_, i) => states[i] === "unknown" || states[i] === "failed" || states[i] === "completed");
+  await Promise.all(lost.map((ref, i) => (states[i] === "unknown" ? 0 : deps.queue.remove(ref.executionId).catch(() => 0))));
+  // An earlier copy that failed or ended is removed the same way; one still
+  // taken is locked and stays (adding beside it is then a no-op).
+  await Promise.all(stuck.map((ref) => deps.queue.remove(copyId(ref.executionId)).catch(() => 0)));
   if (!deps.lease.held()) return 0;
   await enqueue(deps, lost);
-  await enqueue(deps, stuck, `again-${now.getTime()}`);
+  await enqueue(deps, stuck, COPY);
   deps.metrics.requeued.inc(lost.length + stuck.length);
   return lost.length + stuck.length;
 }

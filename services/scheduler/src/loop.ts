@@ -147,7 +147,7 @@ export class SchedulerLoop {
       if (requeue) {
         this.lastRequeue = now.getTime();
         const before = new Date(now.getTime() - STALE_AFTER_MS);
-        await requeueLost(this.deps, now, before, before);
+        await requeueLost(this.deps, before, before);
       }
     } finally {
       stopTimer();

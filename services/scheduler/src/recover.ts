@@ -17,6 +17,8 @@ import { attemptsInQueue, enqueue, requeueLost } from "./dispatch.js";
 
 /** Attempts read and added per round trip. */
 const PAGE = 5000;
+/** Queue jobs of each state read to learn what they carry: 2,000,000 attempts in jobs of 20. */
+const RECOVERY_LISTED = 100_000;
 /**
  * After an outage, how long executors get to go on with the jobs they held
  * before those still not started are taken for stuck (requeueLost).
@@ -54,7 +56,7 @@ export class QueueRecovery {
     const { deps } = this;
     if (this.stuckCheck && now.getTime() >= this.stuckCheck.at) {
       const { since } = this.stuckCheck;
-      const copied = await requeueLost(deps, now, since, since);
+      const copied = await requeueLost(deps, since, since);
       this.stuckCheck = null;
       if (copied > 0) deps.log.info("jobs not started since before the Redis outage, sent again", { attempts: copied });
     }
@@ -66,8 +68,10 @@ export class QueueRecovery {
     await deps.redis.set(this.marker, now.toISOString());
     const reordered = emptied ? await this.takeOutWaiting() : 0;
     // What live jobs still carry stays where it is (jobs of several
-    // attempts are not known by an attempt's id, so adding would not be a no-op).
-    const queued = await attemptsInQueue(deps);
+    // attempts are not known by an attempt's id, so adding would not be a
+    // no-op). Read much further than the periodic sweep does: this runs
+    // rarely, and what it misses of a backlog it would add a second time.
+    const queued = await attemptsInQueue(deps, undefined, RECOVERY_LISTED);
     let sent = 0;
     let after: QueuedAttempt | null = null;
     for (;;) {

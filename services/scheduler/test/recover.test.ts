@@ -125,10 +125,10 @@ it("a stale attempt a live job carries stays; one whose job failed or vanished i
 
   requeued.length = 0;
   const dispatchedBefore = new Date(Date.now() + 60_000); // every attempt counts as stale
-  expect(await requeueLost(deps, new Date(), dispatchedBefore, new Date(0))).toBe(3);
+  expect(await requeueLost(deps, dispatchedBefore, new Date(0))).toBe(3);
   expect(await waiting()).toEqual(ids);
   // now that each is in a live job, nothing more
-  expect(await requeueLost(deps, new Date(), dispatchedBefore, new Date(0))).toBe(0);
+  expect(await requeueLost(deps, dispatchedBefore, new Date(0))).toBe(0);
   expect(requeued).toEqual([3, 0]);
 });
 
@@ -143,5 +143,27 @@ it("reading what the queue carries stops once it found the attempts asked for", 
   const some = await attemptsInQueue({ queue, redis }, new Set(refs.slice(0, 3).map((r) => r.executionId)));
   expect(refs.slice(0, 3).every((r) => some.has(r.executionId))).toBe(true);
   expect(some.size).toBeLessThan(6000);
+  await dropPrefix();
+});
+
+it("an attempt a taken job has not started gets one copy beside it, not one per sweep", async () => {
+  await dropPrefix();
+  await db.$executeRawUnsafe(`UPDATE triggers SET status = 'cancelled' WHERE status = 'queued'`);
+  const attempts = await dispatched(3);
+  await enqueue({ queue }, attempts);
+  // an executor takes the job and never starts its attempts (all its slots busy, or it died)
+  const connection = new Redis(redisUrl(), { maxRetriesPerRequest: null });
+  const holder = new Worker(ATTEMPT_QUEUE, () => new Promise(() => {}), { connection, prefix, skipVersionCheck: true });
+  await vi.waitFor(async () => expect(await queue.getJobCountByTypes("active")).toBe(1), { timeout: 5000 });
+  const later = new Date(Date.now() + 60_000); // stale, and taken long enough ago
+  expect(await requeueLost(deps, later, later)).toBe(3);
+  const copies = await queue.getJobs(["waiting"], 0, -1, true);
+  expect(copies.map((j) => j.id)).toEqual(attempts.map((a) => `${a.executionId}-again`));
+  // the copies wait: the next sweeps add nothing
+  expect(await requeueLost(deps, later, later)).toBe(0);
+  expect(await requeueLost(deps, later, later)).toBe(0);
+  expect(await queue.getJobCountByTypes("waiting")).toBe(3);
+  await holder.close(true);
+  connection.disconnect();
   await dropPrefix();
 });
