@@ -1,6 +1,20 @@
 import { describe, expect, it } from "vitest";
 import { AttemptSlots } from "../src/slots.js";
 
+/** An attempt that takes `ms`, counting how many started, ran at once at most, and finished. */
+function timedAttempt(ms: number) {
+  const seen = { started: 0, running: 0, most: 0, finished: 0 };
+  const attempt = async () => {
+    seen.started++;
+    seen.running++;
+    seen.most = Math.max(seen.most, seen.running);
+    await new Promise((r) => setTimeout(r, ms));
+    seen.running--;
+    seen.finished++;
+  };
+  return { attempt, seen };
+}
+
 describe("AttemptSlots", () => {
   it("holds enough jobs to fill the attempt slots left, and no more", () => {
     const slots = new AttemptSlots(200, 20);
@@ -43,31 +57,18 @@ describe("AttemptSlots", () => {
 
   it("runs at most the limit of attempts at a time, whatever the jobs carry", async () => {
     const slots = new AttemptSlots(5, 20);
-    let running = 0;
-    let most = 0;
-    const attempt = async () => {
-      running++;
-      most = Math.max(most, running);
-      await new Promise((r) => setTimeout(r, 5));
-      running--;
-    };
+    const { attempt, seen } = timedAttempt(5);
     expect(await Promise.all(Array.from({ length: 20 }, () => slots.send(attempt)))).toEqual(Array(20).fill(true));
-    expect(most).toBe(5);
+    expect(seen.most).toBe(5);
   });
 
   it("once closed, starts none of the attempts still waiting for a slot; those running finish", async () => {
     const slots = new AttemptSlots(2, 20);
-    let started = 0;
-    let finished = 0;
-    const attempt = async () => {
-      started++;
-      await new Promise((r) => setTimeout(r, 20));
-      finished++;
-    };
+    const { attempt, seen } = timedAttempt(20);
     const sent = Array.from({ length: 5 }, () => slots.send(attempt));
     await new Promise((r) => setTimeout(r, 5));
     slots.close();
     expect(await Promise.all(sent)).toEqual([true, true, false, false, false]);
-    expect([started, finished]).toEqual([2, 2]);
+    expect([seen.started, seen.finished]).toEqual([2, 2]);
   });
 });

@@ -9,19 +9,18 @@ import { type AttemptRef, type DispatchCandidate, holdAttempts, markDispatched, 
 import { markEnded } from "@ttr/platform";
 import { type Deps, fenced } from "./deps.js";
 
-/** What marks a copy beside a stuck job: see requeueLost. */
-const COPY = "again";
-const copyId = (executionId: string) => `${executionId}-${COPY}`;
+/** The job id of a copy beside a stuck job: see requeueLost. */
+const copyId = (executionId: string) => `${executionId}-again`;
 
 /**
  * Puts dispatched attempts (oldest due first) into the executors' queue, in
- * jobs of up to ATTEMPTS_PER_JOB (@ttr/core, attemptJobs); or with `copy`,
+ * jobs of up to ATTEMPTS_PER_JOB (@ttr/core, attemptJobs); or `asCopies`,
  * each alone as a second job beside one that is stuck.
  */
-export async function enqueue(deps: Pick<Deps, "queue">, refs: AttemptRef[], copy?: typeof COPY): Promise<void> {
+export async function enqueue(deps: Pick<Deps, "queue">, refs: AttemptRef[], asCopies = false): Promise<void> {
   if (refs.length === 0) return;
   await deps.queue.addBulk(
-    copy
+    asCopies
       ? refs.map(({ executionId, partDay }) => ({ name: ATTEMPT_JOB, data: { executionId, partDay }, opts: { ...attemptJobOptions(), jobId: copyId(executionId) } }))
       : attemptJobs(refs),
   );
@@ -193,7 +192,7 @@ export async function requeueLost(deps: Omit<Deps, "recovery">, dispatchedBefore
   await Promise.all(stuck.map((ref) => deps.queue.remove(copyId(ref.executionId)).catch(() => 0)));
   if (!deps.lease.held()) return 0;
   await enqueue(deps, lost);
-  await enqueue(deps, stuck, COPY);
+  await enqueue(deps, stuck, true);
   deps.metrics.requeued.inc(lost.length + stuck.length);
   return lost.length + stuck.length;
 }
