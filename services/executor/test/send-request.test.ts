@@ -1,6 +1,7 @@
 // One attempt against a real target on 127.0.0.1: what arrives on the wire,
 // for a /schedule trigger and for a /declare or /bulk item.
-import { describe, expect, it } from "vitest";
+import { Options } from "got";
+import { describe, expect, it, vi } from "vitest";
 import { classify, type HeaderPairs } from "../src/send.js";
 import { B3, header, only, send, target, TRACEPARENT, useTarget } from "./send-support.js";
 
@@ -32,6 +33,18 @@ describe("what a /schedule trigger sends", () => {
       ["Content-Length", "6"],
       ["Connection", "keep-alive"],
     ]);
+  });
+
+  it("skips got's copy of Node's request options, which nothing reads", async () => {
+    const built = vi.spyOn(Options.prototype, "createNativeRequestOptions");
+    try {
+      const r = await send({ method: "POST", body: new TextEncoder().encode("x") });
+      expect(classify(r)).toBe("success");
+      expect(only().body.toString()).toBe("x");
+      expect(built).not.toHaveBeenCalled();
+    } finally {
+      built.mockRestore();
+    }
   });
 
   it("adds no user-agent, accept-encoding or delivery id of its own", async () => {
