@@ -2,11 +2,11 @@
 // item has passed its checks already). The whole call is atomic: a failure
 // midway rolls everything back and the tag's set stays as it was. This is
 // stricter than the interface needs (it would allow a partial result).
-// Time-ordered ids (UUIDv7): new rows land at the end of each index.
-import { v7 as randomUUID } from "uuid";
 import { type DeclaredItem, type Operation, planDeclare, planUpserts } from "@ttr/core";
-import * as db from "@ttr/db";
 import type { SqlRunner } from "@ttr/db";
+import * as db from "@ttr/db";
+// Time-ordered ids (UUIDv7): new rows land at the end of each index.
+import { newId } from "../ids.js";
 import { type CancelEntry, cancelTargets, planCancels } from "./cancels.js";
 import type { RawCancel } from "./schema.js";
 import { writePlan } from "./write.js";
@@ -30,7 +30,7 @@ export async function applyDeclare(tx: SqlRunner, call: DeclareCall): Promise<Op
   // One-shots and instances are locked before recurring triggers, in the scheduler's order.
   const jobs = await db.declareCandidateJobs(tx, projectId, tag);
   const generators = await db.declareCandidateGenerators(tx, projectId, tag);
-  const plan = planDeclare({ items: call.items, jobs, generators, now: call.now, runMissed: call.runMissed, newId: randomUUID });
+  const plan = planDeclare({ items: call.items, jobs, generators, now: call.now, runMissed: call.runMissed, newId });
   await writePlan(tx, projectId, plan.writes, { waitingInstances: true });
   return [...plan.items, ...plan.cancelled];
 }
@@ -67,7 +67,7 @@ export async function applyBulk(tx: SqlRunner, call: BulkCall): Promise<{ upsert
     generators: await db.activeGeneratorsByKey(tx, projectId, keys),
     now: call.now,
     runMissed: call.runMissed,
-    newId: randomUUID,
+    newId,
   });
   await writePlan(tx, projectId, plan.writes, { waitingInstances: false });
   return { upserts: plan.items, cancelled };

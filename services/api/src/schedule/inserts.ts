@@ -4,10 +4,10 @@
 // written together with one statement. A call returns once its row is
 // committed; a batch that fails is retried row by row (Batcher), so one bad
 // row fails only its own call.
-// Time-ordered ids (UUIDv7): new rows land at the end of each index.
-import { v7 as randomUUID } from "uuid";
 import { insertOneShots, type NewOneShot, type SqlRunner } from "@ttr/db";
 import { Batcher } from "@ttr/platform";
+// Time-ordered ids (UUIDv7): new rows land at the end of each index.
+import { newId } from "../ids.js";
 
 export class OneShotInserts {
   private readonly batcher: Batcher<NewOneShot, void>;
@@ -22,7 +22,7 @@ export class OneShotInserts {
 
   /** Writes the trigger and answers its new id. */
   async insert(row: Omit<NewOneShot, "id">): Promise<string> {
-    const id = randomUUID();
+    const id = newId();
     await this.batcher.call({ ...row, id });
     return id;
   }
