@@ -185,8 +185,14 @@ export async function requeueLost(deps: Omit<Deps, "recovery">, dispatchedBefore
   // under the attempt's id (removed, so that adding the attempt again is
   // not a no-op).
   const states = await Promise.all(unseen.map((ref) => deps.queue.getJobState(ref.executionId)));
-  const lost = unseen.filter((_, i) => states[i] === "unknown" || states[i] === "failed" || states[i] === "completed");
-  await Promise.all(lost.map((ref, i) => (states[i] === "unknown" ? 0 : deps.queue.remove(ref.executionId).catch(() => 0))));
+  const lost: AttemptRef[] = [];
+  const ended: string[] = [];
+  for (const [i, ref] of unseen.entries()) {
+    if (states[i] === "failed" || states[i] === "completed") ended.push(ref.executionId);
+    else if (states[i] !== "unknown") continue;
+    lost.push(ref);
+  }
+  await Promise.all(ended.map((id) => deps.queue.remove(id).catch(() => 0)));
   // An earlier copy that failed or ended is removed the same way; one still
   // taken is locked and stays (adding beside it is then a no-op).
   await Promise.all(stuck.map((ref) => deps.queue.remove(copyId(ref.executionId)).catch(() => 0)));
