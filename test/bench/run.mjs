@@ -102,7 +102,7 @@ PostgreSQL and Redis run on the same machine as the services, the sink and the l
 ## Configurations
 
 - **tuned** (every scenario unless said otherwise): ${describeConfig(tuned)}; everything else default. Since 2026-11-26 evening SCHEDULER_BATCH_SIZE is a tick's first batch, growing to ten times it (500 → 5,000); the tuned sections measured before then ran batches of 100 growing to 500.
-- **defaults**: ${describeConfig(defaults)} (SCHEDULER_BATCH_SIZE=100: batches of 100 growing to 1,000 per tick, EXECUTOR_CONCURRENCY=200 (it was 100 until 2026-11-26: every defaults figure dated 2026-11-26 or earlier ran with 100), EXECUTOR_DB_LINGER_MS=3, executor DB_POOL_SIZE=10).
+- **defaults**: ${describeConfig(defaults)} (SCHEDULER_BATCH_SIZE=100: batches of 100 growing to 1,000 per tick, EXECUTOR_CONCURRENCY=200 (it was 100 until 2026-11-26: every defaults figure dated 2026-11-26 or earlier ran with 100), EXECUTOR_DB_LINGER_MS=3, EXECUTOR_FINISH_LINGER_MS=25 (3 ms like starts until 2026-11-27), executor DB_POOL_SIZE=10).
 
 Logs stay at LOG_LEVEL=info (one JSON line per attempt) and go to a file, as a deployment would keep them.
 

@@ -11,6 +11,7 @@ export interface ExecutorEnv extends CommonEnv {
   METRICS_PORT: number;
   DB_POOL_SIZE: number;
   EXECUTOR_DB_LINGER_MS: number;
+  EXECUTOR_FINISH_LINGER_MS: number;
   TTR_SECRET_KEY?: string;
   TTR_SECRET_KEY_PREVIOUS?: string;
   TTR_NOTIFY_RETRY_DELAYS_SECONDS: number[];
@@ -48,12 +49,19 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env): ExecutorEnv {
       METRICS_PORT: Joi.number().port().default(9465),
       DB_POOL_SIZE: Joi.number().integer().min(2).max(200).default(10),
       /**
-       * Attempts starting (or finishing) at about the same time share one SQL
-       * statement; a statement waits up to this long for more to join it.
-       * Larger batches cost PostgreSQL less per attempt; an attempt is sent
-       * at most this much later.
+       * Attempts starting at about the same time share one SQL statement; a
+       * statement waits up to this long for more to join it. Larger batches
+       * cost PostgreSQL less per attempt; an attempt is sent at most this
+       * much later.
        */
       EXECUTOR_DB_LINGER_MS: Joi.number().integer().min(0).max(100).default(3),
+      /**
+       * The same for the statements that record outcomes, which are off the
+       * sending path (an attempt leaves its slot once sent): waiting longer
+       * makes larger statements, and an attempt's outcome is recorded at
+       * most this much later (docs/configuration.md, executor concurrency).
+       */
+      EXECUTOR_FINISH_LINGER_MS: Joi.number().integer().min(0).max(1000).default(25),
       /**
        * opens the projects' sealed signing secrets (docs/delivery-extras.md);
        * required once any project has one: the executor then refuses to start

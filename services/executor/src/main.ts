@@ -57,7 +57,7 @@ const deps = {
 // maxStalledCount 0: a job whose worker died mid-attempt is failed, never run
 // again (docs/concepts.md, lost attempts); the reaper closes its execution.
 // The jobs held at once follow the attempts in flight (slots.ts).
-const worker = new Worker(
+const worker: Worker = new Worker(
   ATTEMPT_QUEUE,
   async (job) => {
     const attempts = attemptsOfJob(job.data); // data that is not an attempt job fails the job, saying why
@@ -66,12 +66,16 @@ const worker = new Worker(
     try {
       await processJob(deps, attempts);
     } finally {
-      slots.released(attempts.length);
+      slots.released();
       worker.concurrency = slots.jobLimit();
     }
   },
   { connection: redis, prefix: env.TTR_REDIS_PREFIX, concurrency: slots.jobLimit(), maxStalledCount: 0, skipVersionCheck: true },
 );
+// An attempt that leaves its slot makes room for more jobs at once.
+slots.onChange = () => {
+  worker.concurrency = slots.jobLimit();
+};
 worker.on("failed", (job, err) => log.error("attempt job failed", { jobId: job?.id, error: err.message }));
 // The worker's own connections fail with Redis, again at every retry: once per outage.
 const workerOutage = new OutageLog(log, "redis", { connection: "ttr-executor worker" });

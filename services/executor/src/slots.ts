@@ -26,32 +26,40 @@ export class AttemptSlots {
    * Runs `attempt` when a slot is free, unless the executor is shutting
    * down by then: an attempt still waiting for a slot is left unstarted
    * (still planned, so the scheduler sends it again, to another executor)
-   * rather than begun inside the shutdown's grace period. Answers whether
-   * it ran.
+   * rather than begun inside the shutdown's grace period. The slot is held
+   * while `attempt` runs (starting the attempt and sending it) and is free
+   * as soon as it resolves: recording the outcome, which the caller does
+   * with what `attempt` answers, takes no slot. Answers that, or undefined
+   * if the attempt was not started.
    */
-  async send(attempt: () => Promise<void>): Promise<boolean> {
+  async send<T>(attempt: () => Promise<T>): Promise<T | undefined> {
     return this.run(async () => {
-      if (this.closing) return false;
-      await attempt();
-      return true;
+      try {
+        return this.closing ? undefined : await attempt();
+      } finally {
+        this.attempts--;
+        this.onChange?.();
+      }
     });
   }
+
+  /** Told whenever jobLimit may have changed (an attempt left its slot). */
+  onChange?: () => void;
 
   /** The executor is shutting down: attempts still waiting for a slot are not started. */
   close(): void {
     this.closing = true;
   }
 
-  /** A job of `count` attempts was taken. */
+  /** A job of `count` attempts was taken; each is counted until it leaves its slot (send). */
   took(count: number): void {
     this.jobs++;
     this.attempts += count;
   }
 
-  /** A job of `count` attempts is done with. */
-  released(count: number): void {
+  /** A job is done with: each of its attempts has been through send(), and its outcomes are recorded. */
+  released(): void {
     this.jobs--;
-    this.attempts -= count;
   }
 
   /**

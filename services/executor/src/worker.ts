@@ -77,10 +77,10 @@ export interface AttemptBatches {
 }
 
 export function attemptBatches(db: PgRunner, env: ExecutorEnv, metrics: Metrics): AttemptBatches {
-  const opts = (statement: string) => ({ maxBatch: 200, parallel: 2, lingerMs: env.EXECUTOR_DB_LINGER_MS, onBatch: (n: number) => metrics.batchSize.observe({ statement }, n) });
+  const opts = (statement: string, lingerMs: number) => ({ maxBatch: 200, parallel: 2, lingerMs, onBatch: (n: number) => metrics.batchSize.observe({ statement }, n) });
   return {
-    start: new Batcher((refs) => startAttempts(db, refs, env.TTR_DEFAULT_TIMEOUT_SECONDS, env.TTR_REAP_GRACE_SECONDS), opts("start")),
-    finish: new Batcher((outcomes) => finishAttempts(db, outcomes), opts("finish")),
+    start: new Batcher((refs) => startAttempts(db, refs, env.TTR_DEFAULT_TIMEOUT_SECONDS, env.TTR_REAP_GRACE_SECONDS), opts("start", env.EXECUTOR_DB_LINGER_MS)),
+    finish: new Batcher((outcomes) => finishAttempts(db, outcomes), opts("finish", env.EXECUTOR_FINISH_LINGER_MS)),
   };
 }
 
@@ -128,30 +128,42 @@ async function signedHeaders(deps: WorkerDeps, started: StartedAttempt): Promise
 /**
  * Sends every attempt of a queue job at the same time, as far as the
  * executor's slots allow (during a shutdown, those still waiting for a slot
- * are left for the scheduler to send again). One that fails (an error other than PostgreSQL
- * being down) does not stop the others; the job then fails, naming them,
- * once all are done.
+ * are left for the scheduler to send again). An attempt holds its slot while
+ * it starts and is sent, not while its outcome is recorded: a finish
+ * statement waits for others to join it, and that wait should not keep
+ * another attempt from being sent. One that fails (an error other than
+ * PostgreSQL being down) does not stop the others; the job then fails,
+ * naming them, once all are done.
  */
 export async function processJob(deps: WorkerDeps, attempts: AttemptJob[]): Promise<void> {
-  const results = await Promise.allSettled(attempts.map((a) => deps.slots.send(() => processAttempt(deps, a))));
+  const results = await Promise.allSettled(
+    attempts.map(async (a) => {
+      const sent = await deps.slots.send(() => startAndSend(deps, a));
+      if (sent) await recordOutcome(deps, sent);
+    }),
+  );
   const failed = results.flatMap((r, i) => (r.status === "rejected" ? [`${attempts[i]?.executionId}: ${(r.reason as Error)?.message ?? String(r.reason)}`] : []));
   if (failed.length > 0) throw new Error(`${failed.length} of ${attempts.length} attempts failed: ${failed.join("; ")}`);
 }
 
-export async function processAttempt(deps: WorkerDeps, job: AttemptJob): Promise<void> {
+/** An attempt sent, with what came back, to be recorded. */
+interface SentAttempt {
+  started: StartedAttempt;
+  result: AttemptResult;
+  sentAt: number;
+}
+
+/** Starts the attempt and sends it; null when it may not start (see start). */
+async function startAndSend(deps: WorkerDeps, job: AttemptJob): Promise<SentAttempt | null> {
   const started = await whileDatabaseDown(deps.dbOutage, () => start(deps, job));
-  if (!started) return;
-  const { executionId } = started;
-  const ref = { executionId, partDay: started.partDay };
-  const prefix = deps.env.TTR_REDIS_PREFIX;
+  if (!started) return null;
   const sentAt = Date.now();
-  await markStarted(deps.redis, prefix, started.projectId, started.tags, executionId, sentAt);
+  await markStarted(deps.redis, deps.env.TTR_REDIS_PREFIX, started.projectId, started.tags, started.executionId, sentAt);
   if (started.triggeredBy === "scheduler") deps.metrics.lateness.observe((sentAt - started.scheduledAt.getTime()) / 1000);
   deps.metrics.inFlight.inc();
-  let result: AttemptResult;
   try {
     const signed = started.policies.some((p) => p.signing) ? await signedHeaders(deps, started) : undefined;
-    result =
+    const result: AttemptResult =
       typeof signed === "string"
         ? { kind: "network", errorMessage: signed, timedOut: false }
         : await sendAttempt(
@@ -163,13 +175,18 @@ export async function processAttempt(deps: WorkerDeps, job: AttemptJob): Promise
               reapGraceSeconds: deps.env.TTR_REAP_GRACE_SECONDS,
             },
           );
+    return { started, result, sentAt };
   } finally {
     deps.metrics.inFlight.dec();
   }
+}
+
+/** Records a sent attempt's outcome, frees what admission reserved, logs it. */
+async function recordOutcome(deps: WorkerDeps, { started, result, sentAt }: SentAttempt): Promise<void> {
+  const { executionId, triggerId, attemptNumber: attempt } = started;
   const outcome = classify(result);
   deps.metrics.attempts.inc({ outcome });
   const record = recordOf(started, result, new Date());
-  const { triggerId, attemptNumber: attempt } = started;
   const ms = Date.now() - sentAt;
   if (!record) {
     deps.log.warn("attempt not recordable; left for the reaper", { triggerId, executionId, attempt, outcome, ms });
@@ -177,8 +194,8 @@ export async function processAttempt(deps: WorkerDeps, job: AttemptJob): Promise
   }
   // Objects here are written out rather than spread with more fields added,
   // which costs V8 (Node 20) far more per attempt (packages/core/src/declare.ts).
-  const { recorded, retryExecutionId } = await whileDatabaseDown(deps.dbOutage, () => deps.batches.finish.call({ executionId, partDay: ref.partDay, record }));
-  await markEnded(deps.redis, prefix, started.projectId, started.tags, executionId);
+  const { recorded, retryExecutionId } = await whileDatabaseDown(deps.dbOutage, () => deps.batches.finish.call({ executionId, partDay: started.partDay, record }));
+  await markEnded(deps.redis, deps.env.TTR_REDIS_PREFIX, started.projectId, started.tags, executionId);
   if (recorded && record.isDeadLetter) {
     deps.metrics.deadLetters.inc();
     deps.notifier.deadLetter(started);

@@ -16,16 +16,48 @@ function timedAttempt(ms: number) {
 }
 
 describe("AttemptSlots", () => {
-  it("holds enough jobs to fill the attempt slots left, and no more", () => {
+  it("holds enough jobs to fill the attempt slots left, and no more", async () => {
     const slots = new AttemptSlots(200, 20);
     expect(slots.jobLimit()).toBe(10);
     slots.took(20);
     expect(slots.jobLimit()).toBe(10); // 1 held + 180 left / 20
     slots.took(3);
     expect(slots.jobLimit()).toBe(11); // 2 held + ceil(177 / 20)
-    slots.released(20);
-    slots.released(3);
+    // the first job's attempts are sent: their slots are free, the job is still held while its outcomes are recorded
+    await Promise.all(Array.from({ length: 20 }, () => slots.send(async () => "sent")));
+    expect(slots.jobLimit()).toBe(12); // 2 held + ceil(197 / 20)
+    slots.released();
+    await Promise.all(Array.from({ length: 3 }, () => slots.send(async () => "sent")));
+    slots.released();
     expect(slots.jobLimit()).toBe(10);
+  });
+
+  it("frees an attempt's slot once it is sent, before its outcome is recorded, and says so", async () => {
+    const slots = new AttemptSlots(1, 20);
+    let changes = 0;
+    slots.onChange = () => changes++;
+    slots.took(2);
+    const order: string[] = [];
+    let recorded: () => void = () => {};
+    const recording = new Promise<void>((r) => {
+      recorded = r;
+    });
+    // the first attempt's outcome takes long to record; the second is sent meanwhile, in the one slot
+    const first = slots.send(async () => "first").then(async (sent) => {
+      order.push(`sent ${sent}`);
+      await recording;
+      order.push("first recorded");
+    });
+    const second = slots.send(async () => {
+      order.push("second sending");
+      return "second";
+    });
+    expect(await second).toBe("second");
+    expect(order.sort()).toEqual(["second sending", "sent first"]);
+    expect(changes).toBe(2);
+    recorded();
+    await first;
+    expect(order.at(-1)).toBe("first recorded");
   });
 
   it("fills a limit that is no multiple of the job size: 50 slots take three jobs of 20", () => {
@@ -58,17 +90,23 @@ describe("AttemptSlots", () => {
   it("runs at most the limit of attempts at a time, whatever the jobs carry", async () => {
     const slots = new AttemptSlots(5, 20);
     const { attempt, seen } = timedAttempt(5);
-    expect(await Promise.all(Array.from({ length: 20 }, () => slots.send(attempt)))).toEqual(Array(20).fill(true));
+    await Promise.all(Array.from({ length: 20 }, () => slots.send(attempt)));
     expect(seen.most).toBe(5);
+    expect(seen.finished).toBe(20);
   });
 
   it("once closed, starts none of the attempts still waiting for a slot; those running finish", async () => {
     const slots = new AttemptSlots(2, 20);
     const { attempt, seen } = timedAttempt(20);
-    const sent = Array.from({ length: 5 }, () => slots.send(attempt));
+    const sent = Array.from({ length: 5 }, () =>
+      slots.send(async () => {
+        await attempt();
+        return true;
+      }),
+    );
     await new Promise((r) => setTimeout(r, 5));
     slots.close();
-    expect(await Promise.all(sent)).toEqual([true, true, false, false, false]);
+    expect(await Promise.all(sent)).toEqual([true, true, undefined, undefined, undefined]);
     expect([seen.started, seen.finished]).toEqual([2, 2]);
   });
 });
