@@ -62,17 +62,16 @@ const worker: Worker = new Worker(
   async (job) => {
     const attempts = attemptsOfJob(job.data); // data that is not an attempt job fails the job, saying why
     slots.took(attempts.length);
-    worker.concurrency = slots.jobLimit();
     try {
       await processJob(deps, attempts);
     } finally {
       slots.released();
-      worker.concurrency = slots.jobLimit();
     }
   },
   { connection: redis, prefix: env.TTR_REDIS_PREFIX, concurrency: slots.jobLimit(), maxStalledCount: 0, skipVersionCheck: true },
 );
-// An attempt that leaves its slot makes room for more jobs at once.
+// The jobs held at once follow the slots: a job taken or done with, or an
+// attempt out of its slot, changes how many more the worker may take.
 slots.onChange = () => {
   worker.concurrency = slots.jobLimit();
 };

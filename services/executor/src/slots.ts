@@ -43,7 +43,7 @@ export class AttemptSlots {
     });
   }
 
-  /** Told whenever jobLimit may have changed (an attempt left its slot). */
+  /** Told whenever jobLimit may have changed: a job taken or done with, an attempt out of its slot. */
   onChange?: () => void;
 
   /** The executor is shutting down: attempts still waiting for a slot are not started. */
@@ -55,11 +55,13 @@ export class AttemptSlots {
   took(count: number): void {
     this.jobs++;
     this.attempts += count;
+    this.onChange?.();
   }
 
   /** A job is done with: each of its attempts has been through send(), and its outcomes are recorded. */
   released(): void {
     this.jobs--;
+    this.onChange?.();
   }
 
   /**

@@ -34,9 +34,9 @@ describe("AttemptSlots", () => {
 
   it("frees an attempt's slot once it is sent, before its outcome is recorded, and says so", async () => {
     const slots = new AttemptSlots(1, 20);
+    slots.took(2);
     let changes = 0;
     slots.onChange = () => changes++;
-    slots.took(2);
     const order: string[] = [];
     let recorded: () => void = () => {};
     const recording = new Promise<void>((r) => {
