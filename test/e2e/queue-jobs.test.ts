@@ -4,51 +4,32 @@
 // (retention carries pending rows forward), is still sent, once. A job
 // carries one attempt or several dispatched together: each is sent once, and
 // one that cannot start does not hold the others back.
-import { ATTEMPT_JOB, ATTEMPT_QUEUE, attemptJobOptions, attemptJobs } from "@ttr/core";
-import { Queue } from "bullmq";
-import { Redis } from "ioredis";
+import { ATTEMPT_JOB, attemptJobOptions, attemptJobs } from "@ttr/core";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { eventually, executionsOf, triggerById } from "../support/rows.js";
+import { dispatchedAttempt, eventually, executionsOf, triggerById } from "../support/rows.js";
 import { startSystem, type System } from "../support/system.js";
+import { type AttemptQueue, attemptQueue } from "../support/queue.js";
 import { startTarget, type Target } from "../support/target.js";
 
 let sys: System;
 let target: Target;
-let redis: Redis;
-let queue: Queue;
+let jobs: AttemptQueue;
 
 beforeAll(async () => {
   target = await startTarget();
   // No scheduler: the jobs below are put into the queue by hand.
   sys = await startSystem({ schedulers: 0 });
-  redis = new Redis(sys.env.REDIS_URL as string, { maxRetriesPerRequest: null });
-  queue = new Queue(ATTEMPT_QUEUE, { connection: redis, prefix: sys.env.TTR_REDIS_PREFIX });
+  jobs = attemptQueue(sys);
 });
 afterAll(async () => {
-  await queue?.close();
-  redis?.disconnect();
+  await jobs?.close();
   await sys?.stop();
   await target?.close();
 });
 
-/** A trigger promoted and dispatched as the scheduler leaves it, stored `daysAhead` days after today; returns its ids and day. */
-async function dispatchedAttempt(path: string, daysAhead: number) {
-  const [row] = await sys.db.$queryRawUnsafe<Array<{ triggerId: string; executionId: string; partDay: string }>>(
-    `WITH t AS (
-       INSERT INTO triggers (project_id, status, url, method, headers, tags, scheduled_at, attempts, part_day)
-       VALUES ($1::uuid, 'queued', $2, 'GET', '[]', '{}', date_trunc('second', now()), 1, (now() AT TIME ZONE 'UTC')::date + $3::int)
-       RETURNING id, project_id, part_day, scheduled_at
-     ), e AS (
-       INSERT INTO executions (trigger_id, project_id, attempt_number, triggered_by, status, planned_at, dispatched_at, part_day)
-       SELECT id, project_id, 1, 'scheduler', 'planned', scheduled_at, now(), part_day FROM t
-       RETURNING id, trigger_id, part_day
-     )
-     SELECT trigger_id::text AS "triggerId", id::text AS "executionId", part_day::text AS "partDay" FROM e`,
-    sys.projectId,
-    `${target.base}${path}`,
-    daysAhead,
-  );
-  return row!;
+/** A dispatched attempt of a GET of the target's `path`, stored `daysAhead` days after today. */
+function dispatched(path: string, daysAhead: number) {
+  return dispatchedAttempt(sys.db, sys.projectId, `${target.base}${path}`, daysAhead);
 }
 
 async function sentOnce(path: string, triggerId: string) {
@@ -61,43 +42,43 @@ async function sentOnce(path: string, triggerId: string) {
 }
 
 it("a job naming its attempt's day is sent", async () => {
-  const a = await dispatchedAttempt("/named", 1);
-  await queue.add(ATTEMPT_JOB, { executionId: a.executionId, partDay: a.partDay }, attemptJobOptions(a.executionId));
+  const a = await dispatched("/named", 1);
+  await jobs.queue.add(ATTEMPT_JOB, { executionId: a.executionId, partDay: a.partDay }, attemptJobOptions(a.executionId));
   await sentOnce("/named", a.triggerId);
 });
 
 it("a job without a day (from an older version) is sent once", async () => {
-  const a = await dispatchedAttempt("/no-day", 0);
-  await queue.add(ATTEMPT_JOB, { executionId: a.executionId }, attemptJobOptions(a.executionId));
+  const a = await dispatched("/no-day", 0);
+  await jobs.queue.add(ATTEMPT_JOB, { executionId: a.executionId }, attemptJobOptions(a.executionId));
   await sentOnce("/no-day", a.triggerId);
 });
 
 it("a job naming a day its attempt has moved from is sent once", async () => {
-  const a = await dispatchedAttempt("/moved", 2);
+  const a = await dispatched("/moved", 2);
   const earlier = new Date(Date.parse(`${a.partDay}T00:00:00Z`) - 2 * 86_400_000).toISOString().slice(0, 10);
-  await queue.add(ATTEMPT_JOB, { executionId: a.executionId, partDay: earlier }, attemptJobOptions(a.executionId));
+  await jobs.queue.add(ATTEMPT_JOB, { executionId: a.executionId, partDay: earlier }, attemptJobOptions(a.executionId));
   await sentOnce("/moved", a.triggerId);
 });
 
 it("a job whose attempt does not exist is done with, not failed", async () => {
   const missing = "00000000-0000-7000-8000-000000000001";
-  await queue.add(ATTEMPT_JOB, { executionId: missing, partDay: new Date().toISOString().slice(0, 10) }, attemptJobOptions(missing));
+  await jobs.queue.add(ATTEMPT_JOB, { executionId: missing, partDay: new Date().toISOString().slice(0, 10) }, attemptJobOptions(missing));
   // finished jobs are removed at once; a failed one would be kept as failed
   const state = await eventually(async () => {
-    const s = await queue.getJobState(missing);
+    const s = await jobs.queue.getJobState(missing);
     return s === "unknown" || s === "failed" ? s : undefined;
   }, 5000, "the job to be taken");
   expect(state).toBe("unknown");
 });
 
 it("a job of several attempts sends each once, also beside an attempt that does not exist", async () => {
-  const attempts = await Promise.all([0, 1, 2].map((i) => dispatchedAttempt(`/group/${i}`, 0)));
+  const attempts = await Promise.all([0, 1, 2].map((i) => dispatched(`/group/${i}`, 0)));
   const missing = { executionId: "00000000-0000-7000-8000-000000000002", partDay: attempts[0]!.partDay };
   const [job, more] = attemptJobs([attempts[0]!, missing, attempts[1]!, attempts[2]!]);
   expect(more).toBeUndefined();
-  await queue.add(job!.name, job!.data, job!.opts);
+  await jobs.queue.add(job!.name, job!.data, job!.opts);
   for (const [i, a] of attempts.entries()) await sentOnce(`/group/${i}`, a.triggerId);
   // done with, not failed: the missing attempt is no error
-  const failed = await queue.getJobCountByTypes("failed");
+  const failed = await jobs.queue.getJobCountByTypes("failed");
   expect(failed).toBe(0);
 });

@@ -95,3 +95,28 @@ export async function insertPolicy(db: Db, projectId: string, tag: string, field
     ...Object.values(fields),
   );
 }
+
+/**
+ * A trigger promoted and its attempt dispatched, as the scheduler leaves
+ * them (for tests that put queue jobs in by hand): a GET of `url`, stored
+ * `daysAhead` days after today. Returns its ids and day.
+ */
+export async function dispatchedAttempt(db: Db, projectId: string, url: string, daysAhead = 0): Promise<{ triggerId: string; executionId: string; partDay: string }> {
+  const [row] = await db.$queryRawUnsafe<Array<{ triggerId: string; executionId: string; partDay: string }>>(
+    `WITH t AS (
+       INSERT INTO triggers (project_id, status, url, method, headers, tags, scheduled_at, attempts, part_day)
+       VALUES ($1::uuid, 'queued', $2, 'GET', '[]', '{}', date_trunc('second', now()), 1, (now() AT TIME ZONE 'UTC')::date + $3::int)
+       RETURNING id, project_id, part_day, scheduled_at
+     ), e AS (
+       INSERT INTO executions (trigger_id, project_id, attempt_number, triggered_by, status, planned_at, dispatched_at, part_day)
+       SELECT id, project_id, 1, 'scheduler', 'planned', scheduled_at, now(), part_day FROM t
+       RETURNING id, trigger_id, part_day
+     )
+     SELECT trigger_id::text AS "triggerId", id::text AS "executionId", part_day::text AS "partDay" FROM e`,
+    projectId,
+    url,
+    daysAhead,
+  );
+  if (!row) throw new Error("no dispatched attempt was stored");
+  return row;
+}

@@ -7,3 +7,4 @@ export { createRedis, redisPing } from "./redis.js";
 export { type HostPort, parseHostPorts, type RedisSettings, redisOptions, redisSettingsOf, redisUrlParams } from "./redis-options.js";
 export { admit, markStarted, markEnded, MAX_WINDOW_MS, DEFAULT_LOG_CAP, type TagLimit, type AdmissionCandidate } from "./admission.js";
 export { Batcher, type BatcherOptions, KeyedBatchers } from "./batcher.js";
+export { BackgroundWork } from "./background.js";

@@ -4,7 +4,7 @@
 import { Worker } from "bullmq";
 import { ATTEMPT_QUEUE, ATTEMPTS_PER_JOB, attemptsOfJob } from "@ttr/core";
 import { createPgRunner } from "@ttr/db";
-import { createLogger, createRedis, redisSettingsOf, createRegistry, OutageLog, RepeatLog, redisPing, startOpsServer, within } from "@ttr/platform";
+import { BackgroundWork, createLogger, createRedis, redisSettingsOf, createRegistry, OutageLog, RepeatLog, redisPing, startOpsServer, within } from "@ttr/platform";
 import { type ExecutorEnv, loadEnv } from "./env.js";
 import { createMetrics } from "./metrics.js";
 import { formatSubnet } from "./net-guard.js";
@@ -52,6 +52,7 @@ const deps = {
   dbOutage,
   sign,
   notifier,
+  recordings: new BackgroundWork(),
 };
 
 // maxStalledCount 0: a job whose worker died mid-attempt is failed, never run
@@ -102,6 +103,8 @@ async function shutdown(signal: string): Promise<void> {
   // attempts waiting for a slot are not started now: the scheduler sends them again
   slots.close();
   await within(env.EXECUTOR_SHUTDOWN_GRACE_SECONDS * 1000, worker.close());
+  // the outcomes of the attempts sent, which their jobs no longer wait for
+  await within(Math.max(0, graceEnds - Date.now()), deps.recordings.drain());
   // dead-letter notifications under way, in what is left of the grace period
   await within(Math.max(0, graceEnds - Date.now()), notifier.drain());
   ops.close();

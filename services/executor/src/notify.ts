@@ -6,7 +6,7 @@
 // the attempt's queue job is finished before the notification is sent, and
 // its outcome is written onto the execution for the dashboard.
 import { type AttemptPolicy, executionJson, loadTriggers, type PgRunner, type StartedAttempt, triggerExecutions, triggerJson } from "@ttr/db";
-import type { Logger } from "@ttr/platform";
+import { BackgroundWork, type Logger } from "@ttr/platform";
 import { type AttemptResult, sendAttempt } from "./send.js";
 import type { Signer } from "./signing.js";
 
@@ -43,7 +43,7 @@ function failureOf(result: AttemptResult): string | null {
 }
 
 export class Notifier {
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly inFlight = new BackgroundWork();
 
   constructor(private readonly deps: NotifierDeps) {}
 
@@ -51,16 +51,14 @@ export class Notifier {
   deadLetter(started: StartedAttempt): void {
     const { urls, signing } = notifyTargets(started.policies);
     if (urls.length === 0) return;
-    const job = this.send(started, urls, signing).catch((err: unknown) => {
+    this.inFlight.add(this.send(started, urls, signing), (err) => {
       this.deps.log.error("dead-letter notification failed", { executionId: started.executionId, error: (err as Error).message });
     });
-    this.inFlight.add(job);
-    void job.finally(() => this.inFlight.delete(job));
   }
 
   /** Resolves when the notifications under way have ended (shutdown). */
   async drain(): Promise<void> {
-    await Promise.allSettled([...this.inFlight]);
+    await this.inFlight.drain();
   }
 
   private async send(started: StartedAttempt, urls: string[], signing: boolean): Promise<void> {

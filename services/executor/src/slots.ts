@@ -28,7 +28,7 @@ export class AttemptSlots {
    * (still planned, so the scheduler sends it again, to another executor)
    * rather than begun inside the shutdown's grace period. The slot is held
    * while `attempt` runs (starting the attempt and sending it) and is free
-   * as soon as it resolves: recording the outcome, which the caller does
+   * as soon as it resolves: recording the outcome, which the caller starts
    * with what `attempt` answers, takes no slot. Answers that, or undefined
    * if the attempt was not started.
    */
@@ -58,7 +58,7 @@ export class AttemptSlots {
     this.onChange?.();
   }
 
-  /** A job is done with: each of its attempts has been through send(), and its outcomes are recorded. */
+  /** A job is done with: each of its attempts has been through send() (their outcomes are recorded apart, holding no job). */
   released(): void {
     this.jobs--;
     this.onChange?.();

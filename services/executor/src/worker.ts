@@ -15,7 +15,7 @@ import {
   type StartedAttempt,
   startAttempts,
 } from "@ttr/db";
-import { Batcher, type Logger, markEnded, markStarted, type OutageLog } from "@ttr/platform";
+import { type BackgroundWork, Batcher, type Logger, markEnded, markStarted, type OutageLog } from "@ttr/platform";
 import type { Redis } from "ioredis";
 import type { ExecutorEnv } from "./env.js";
 import type { Metrics } from "./metrics.js";
@@ -40,6 +40,8 @@ export interface WorkerDeps {
   sign: Signer;
   /** dead-letter notifications, sent beside the attempts */
   notifier: Notifier;
+  /** outcomes being recorded, after their queue jobs are done with */
+  recordings: BackgroundWork;
 }
 
 /** Longest pause between two tries while PostgreSQL is down. */
@@ -128,18 +130,22 @@ async function signedHeaders(deps: WorkerDeps, started: StartedAttempt): Promise
 /**
  * Sends every attempt of a queue job at the same time, as far as the
  * executor's slots allow (during a shutdown, those still waiting for a slot
- * are left for the scheduler to send again). An attempt holds its slot while
- * it starts and is sent, not while its outcome is recorded: a finish
- * statement waits for others to join it, and that wait should not keep
- * another attempt from being sent. One that fails (an error other than
+ * are left for the scheduler to send again), and resolves once each has
+ * been sent or found unable to start. Recording the outcomes goes on in
+ * `deps.recordings`, holding neither a slot nor the job: a finish statement
+ * waits for others to join it (EXECUTOR_FINISH_LINGER_MS), and that wait
+ * should not keep other attempts from being sent. (BullMQ takes another job
+ * only when one it holds ends, so a job held until its outcomes were
+ * recorded left its attempts' slots empty until then: docs/concepts.md, the
+ * queue.) One attempt that fails to start or send (an error other than
  * PostgreSQL being down) does not stop the others; the job then fails,
- * naming them, once all are done.
+ * naming them, once all are sent.
  */
 export async function processJob(deps: WorkerDeps, attempts: AttemptJob[]): Promise<void> {
   const results = await Promise.allSettled(
     attempts.map(async (a) => {
       const sent = await deps.slots.send(() => startAndSend(deps, a));
-      if (sent) await recordOutcome(deps, sent);
+      if (sent) deps.recordings.add(recordOutcome(deps, sent), (err) => recordingFailed(deps, sent, err));
     }),
   );
   const failed = results.flatMap((r, i) => (r.status === "rejected" ? [`${attempts[i]?.executionId}: ${(r.reason as Error)?.message ?? String(r.reason)}`] : []));
@@ -179,6 +185,16 @@ async function startAndSend(deps: WorkerDeps, job: AttemptJob): Promise<SentAtte
   } finally {
     deps.metrics.inFlight.dec();
   }
+}
+
+/**
+ * A recording that failed with something other than PostgreSQL being down
+ * (which it waits out): the attempt stays started, and the reaper closes it
+ * once its time is up (docs/concepts.md, lost attempts).
+ */
+function recordingFailed(deps: WorkerDeps, { started }: SentAttempt, err: unknown): void {
+  const { triggerId, executionId, attemptNumber: attempt } = started;
+  deps.log.error("recording an attempt's outcome failed; left for the reaper", { triggerId, executionId, attempt, error: (err as Error)?.message ?? String(err) });
 }
 
 /** Records a sent attempt's outcome, frees what admission reserved, logs it. */

@@ -23,7 +23,7 @@ describe("AttemptSlots", () => {
     expect(slots.jobLimit()).toBe(10); // 1 held + 180 left / 20
     slots.took(3);
     expect(slots.jobLimit()).toBe(11); // 2 held + ceil(177 / 20)
-    // the first job's attempts are sent: their slots are free, the job is still held while its outcomes are recorded
+    // the first job's attempts are sent: their slots are free, the job still counts until the worker is done with it
     await Promise.all(Array.from({ length: 20 }, () => slots.send(async () => "sent")));
     expect(slots.jobLimit()).toBe(12); // 2 held + ceil(197 / 20)
     slots.released();
