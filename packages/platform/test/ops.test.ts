@@ -2,6 +2,7 @@
 // one is down.
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
+import { EVENT_LOOP_SAMPLE_MS } from "../src/ops.js";
 import { createRegistry, freePort, handleOps, READY_TIMEOUT_MS, redisPing, registerStoreProbes } from "../src/index.js";
 
 const registry = createRegistry("test");
@@ -59,5 +60,21 @@ describe("redisPing", () => {
     } finally {
       redis.disconnect();
     }
+  });
+});
+
+describe("default Node.js metrics", () => {
+  it("still report the event loop's delay, sampled every EVENT_LOOP_SAMPLE_MS: a loop blocked for 300 ms shows", async () => {
+    const own = createRegistry("lag-test");
+    await new Promise((r) => setTimeout(r, 3 * EVENT_LOOP_SAMPLE_MS));
+    const blockedUntil = Date.now() + 300;
+    while (Date.now() < blockedUntil) {
+      // the loop is blocked: no sample is taken until this ends
+    }
+    await new Promise((r) => setTimeout(r, 2 * EVENT_LOOP_SAMPLE_MS));
+    const text = await own.metrics();
+    const max = Number(/^nodejs_eventloop_lag_max_seconds\{[^}]*\} (\S+)$/m.exec(text)?.[1]);
+    expect(max).toBeGreaterThanOrEqual(0.2);
+    expect(max).toBeLessThan(5);
   });
 });
