@@ -66,7 +66,10 @@ function previousResults() {
 }
 
 /** Figures rounded for storage: 0.1 precision is plenty. */
-const compact = (v) => JSON.stringify(v, (_k, x) => (typeof x === "number" ? (Number.isFinite(x) ? Math.round(x * 10) / 10 : null) : x));
+// Numbers kept to 0.1, and ratios and other small ones (under 10) to 0.001,
+// so that a ratio such as 1.53 is not stored as 1.5.
+const round = (x) => (Math.abs(x) < 10 ? Math.round(x * 1000) / 1000 : Math.round(x * 10) / 10);
+const compact = (v) => JSON.stringify(v, (_k, x) => (typeof x === "number" ? (Number.isFinite(x) ? round(x) : null) : x));
 
 /** Violations of the correctness every firing scenario must keep. */
 function correctness(name, value, pathSoFar = name, out = []) {
