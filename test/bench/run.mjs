@@ -65,9 +65,7 @@ function previousResults() {
   }
 }
 
-/** Figures rounded for storage: 0.1 precision is plenty. */
-// Numbers kept to 0.1, and ratios and other small ones (under 10) to 0.001,
-// so that a ratio such as 1.53 is not stored as 1.5.
+/** Figures rounded for storage: to 0.1, and ratios and other numbers under 10 to 0.001 (a ratio of 1.53 must not become 1.5). */
 const round = (x) => (Math.abs(x) < 10 ? Math.round(x * 1000) / 1000 : Math.round(x * 10) / 10);
 const compact = (v) => JSON.stringify(v, (_k, x) => (typeof x === "number" ? (Number.isFinite(x) ? round(x) : null) : x));
 
