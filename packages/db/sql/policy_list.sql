@@ -10,4 +10,4 @@ SELECT id::text AS id, project_id::text AS "projectId", tag, throughput,
        notify_url AS "notifyUrl", paused, created_at AS "createdAt", updated_at AS "updatedAt"
 FROM tag_policies
 WHERE project_id = $1::uuid
-ORDER BY created_at DESC, id DESC
+ORDER BY tag_policies.created_at DESC, tag_policies.id DESC

@@ -104,8 +104,14 @@ function partitionsPlanned(node: PlanNode, out = new Set<string>()): Set<string>
   return out;
 }
 
+/** The most rows any step of the plan produced. */
+function widest(node: PlanNode): number {
+  return Math.max(node["Actual Rows"] ?? 0, ...(node.Plans ?? []).map(widest));
+}
+
 interface Plan {
   scans: string[];
+  widest: number;
   partitions: Set<string>;
   buffers: number;
   rows: number;
@@ -117,9 +123,10 @@ interface Plan {
  * what its plan did. `generic`: planned once for any parameter values, as a
  * statement a pool prepares is after its first executions.
  */
-async function explain(name: string, values: unknown[], generic = false): Promise<Plan> {
+async function explain(name: string, values: unknown[], generic = false, setup?: () => Promise<unknown>): Promise<Plan> {
   await client.query("BEGIN");
   try {
+    await setup?.();
     let text = `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql(name)}`;
     if (generic) {
       await client.query("SET LOCAL plan_cache_mode = force_generic_plan");
@@ -129,7 +136,14 @@ async function explain(name: string, values: unknown[], generic = false): Promis
     }
     const { rows } = await client.query(text, generic ? [] : values);
     const { Plan: plan, "Execution Time": ms } = (rows[0]["QUERY PLAN"] as Array<{ Plan: PlanNode; "Execution Time": number }>)[0]!;
-    return { scans: seqScans(plan), partitions: partitionsPlanned(plan), buffers: (plan["Shared Hit Blocks"] ?? 0) + (plan["Shared Read Blocks"] ?? 0), rows: plan["Actual Rows"] ?? 0, ms };
+    return {
+      scans: seqScans(plan),
+      partitions: partitionsPlanned(plan),
+      buffers: (plan["Shared Hit Blocks"] ?? 0) + (plan["Shared Read Blocks"] ?? 0),
+      rows: plan["Actual Rows"] ?? 0,
+      widest: widest(plan),
+      ms,
+    };
   } finally {
     await client.query("ROLLBACK");
     if (generic) await client.query("DEALLOCATE ALL");
@@ -292,6 +306,32 @@ describe(`statements on ${HISTORY * 2 + PENDING} rows stay index-served`, () => 
   describe("prepared statements, with a generic plan", () => {
     it.each([...periodic, ...prepared, ...dashboard.filter(onListsPool)])("%s", async (_label, name, values) => {
       expectIndexServed(name, await explain(name, values(), true));
+    });
+  });
+  // A burst: thousands due in the same second. The statements that take
+  // the oldest due first must read them in their index's order and stop at
+  // their limit; a sort key the index cannot give (an id compared as text,
+  // say) makes each batch read and sort every due trigger, so a burst of
+  // 50,000 costs each claim tens of milliseconds.
+  describe("a backlog due in one second is read only as far as the limit", () => {
+    const BACKLOG = 20_000;
+    const backlog = () =>
+      client.query(
+        `INSERT INTO triggers (project_id, status, url, method, headers, tags, scheduled_at, created_at, updated_at)
+         SELECT $1, 'registered', 'http://127.0.0.1:9/b/' || i, 'POST', '[]', '{}', date_trunc('second', now()) - interval '5 seconds', now(), now()
+         FROM generate_series(1, $2::int) AS i`,
+        [project, BACKLOG],
+      ).then(() => client.query("ANALYZE triggers"));
+    const cases: Array<[label: string, name: string, values: () => unknown[], limit: number]> = [
+      ["claim due triggers", "claim_due", () => [now(), 500], 500],
+      ["overview: next due triggers", "session_overview_next", () => [project, thisMinute(-1), 10], 10],
+    ];
+    it.each(cases)("%s", async (_label, name, values, limit) => {
+      for (const generic of [false, true]) {
+        const plan = await explain(name, values(), generic, backlog);
+        expect(plan.rows, `${name} returned too few rows: the backlog is not due`).toBe(limit);
+        expect(plan.widest, `${name} (${generic ? "generic" : "custom"} plan) read ${plan.widest} rows for a limit of ${limit}`).toBeLessThanOrEqual(2 * limit);
+      }
     });
   });
   // The unfiltered trigger lists merge one branch per status; a status
