@@ -19,9 +19,14 @@ WITH outcome AS (
       response_headers = o.response_headers::jsonb, response_body = o.response_body,
       response_size = o.response_size, error_message = o.error_message, is_dead_letter = o.is_dead_letter
   FROM outcome o
-  -- `id = ANY` keeps the primary-key lookup in a kept plan, whatever the
-  -- planner thinks of a join with an unnest
-  WHERE e.id = ANY ($1::uuid[]) AND e.id = o.id AND e.part_day = $10::date AND e.status = 'started'
+  -- The outcomes drive: one primary-key lookup per attempt, and then one
+  -- per trigger (trig), so the cost follows the batch whatever the planner
+  -- believes of the day's rows. status is compared as text so that no
+  -- partial index on status offers another way in: without statistics (a
+  -- fresh day, a burst) the planner took the started executions first and
+  -- read the whole unnest again for each of them, 40,000 row pairs for 200
+  -- attempts (docs/storage.md).
+  WHERE e.id = o.id AND e.part_day = $10::date AND e.status::text = 'started'
   RETURNING e.id, e.trigger_id, e.part_day, o.retry_at, e.project_id, e.completed_at, e.response_status, e.error_message,
             e.is_dead_letter, e.attempt_number, e.started_at, e.planned_at
 ), counted AS (
@@ -35,7 +40,7 @@ WITH outcome AS (
       attempts = t.attempts + CASE WHEN done.retry_at IS NULL THEN 0 ELSE 1 END,
       updated_at = clock_timestamp()
   FROM done
-  WHERE t.id = ANY (ARRAY(SELECT trigger_id FROM done)) AND t.id = done.trigger_id AND t.part_day = $10::date AND t.status = 'running'
+  WHERE t.id = done.trigger_id AND t.part_day = $10::date AND t.status = 'running'
   RETURNING t.id, t.part_day, t.project_id, t.attempts, done.retry_at
 ), retry AS (
   INSERT INTO executions (id, part_day, trigger_id, project_id, attempt_number, triggered_by, status, planned_at, created_at)

@@ -345,27 +345,56 @@ describe(`statements on ${HISTORY * 2 + PENDING} rows stay index-served`, () => 
   // then far too low, and a statement that joins its own results back
   // together is planned as a nested loop over both, a million comparisons
   // for a batch of 1,000.
-  it("promote_due stays linear in its batch when the backlog has no statistics yet", async () => {
-    await client.query("BEGIN");
-    try {
-      // a day partition made now, as each day's is, and never analyzed
-      await client.query("SELECT ttr_ensure_partitions(current_date + 90, current_date + 90)");
-      await client.query(
-        `INSERT INTO triggers (project_id, status, url, method, headers, tags, scheduled_at, created_at, updated_at, part_day)
-         SELECT $1, 'registered', 'http://127.0.0.1:9/b/' || i, 'POST', '[]', '{}', date_trunc('second', now()) - interval '5 seconds', now(), now(), current_date + 90
-         FROM generate_series(1, 20000) AS i`,
-        [project],
-      );
-      const due = (await client.query<{ id: string; partDay: string }>(sql("claim_due"), [now(), 1000])).rows;
-      const values = [due.map((d) => d.id), [...new Set(due.map((d) => d.partDay))]];
-      // sent with its values written in, as the scheduler sends it (PLANNED_PER_CALL)
-      const { rows } = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${withValuesWritten(sql("promote_due"), values)}`);
-      const { Plan: plan } = (rows[0]["QUERY PLAN"] as Array<{ Plan: PlanNode }>)[0]!;
-      expect(plan["Actual Rows"]).toBe(1000);
-      expect(discardedByJoins(plan), "row pairs promote_due's joins threw away").toBeLessThanOrEqual(10_000);
-    } finally {
-      await client.query("ROLLBACK");
+  describe("batches of a backlog that has no statistics yet stay linear", () => {
+    /**
+     * In a rolled-back transaction: `count` triggers due now in a day
+     * partition made now (as each day's is) and never analyzed, and `batch`
+     * of them claimed. Runs `fn` with the claimed ones' promote_due values.
+     */
+    async function withUnanalyzedBacklog(count: number, batch: number, fn: (promoteValues: unknown[]) => Promise<void>): Promise<void> {
+      await client.query("BEGIN");
+      try {
+        await client.query("SELECT ttr_ensure_partitions(current_date + 90, current_date + 90)");
+        await client.query(
+          `INSERT INTO triggers (project_id, status, url, method, headers, tags, scheduled_at, created_at, updated_at, part_day)
+           SELECT $1, 'registered', 'http://127.0.0.1:9/b/' || i, 'POST', '[]', '{}', date_trunc('second', now()) - interval '5 seconds', now(), now(), current_date + 90
+           FROM generate_series(1, $2::int) AS i`,
+          [project, count],
+        );
+        const due = (await client.query<{ id: string; partDay: string }>(sql("claim_due"), [now(), batch])).rows;
+        await fn([due.map((d) => d.id), [...new Set(due.map((d) => d.partDay))]]);
+      } finally {
+        await client.query("ROLLBACK");
+      }
     }
+    /** Runs `text` under EXPLAIN ANALYZE; checks it answered `rows` rows with its joins throwing few row pairs away. */
+    async function expectLinear(name: string, text: string, values: unknown[], rows: number): Promise<void> {
+      const result = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, values);
+      const { Plan: plan } = (result.rows[0]["QUERY PLAN"] as Array<{ Plan: PlanNode }>)[0]!;
+      expect(plan["Actual Rows"], `${name}: rows it answered`).toBe(rows);
+      expect(discardedByJoins(plan), `row pairs ${name}'s joins threw away`).toBeLessThanOrEqual(10 * rows);
+    }
+
+    it("promote_due", async () => {
+      await withUnanalyzedBacklog(20_000, 1000, async (values) => {
+        // sent with its values written in, as the scheduler sends it (PLANNED_PER_CALL)
+        await expectLinear("promote_due", withValuesWritten(sql("promote_due"), values), [], 1000);
+      });
+    });
+    // The executor starts and finishes attempts in batches of up to 200,
+    // in the first minutes of a day before its partitions are analyzed too.
+    it("start_attempts and finish_attempts", async () => {
+      const BATCH = 200;
+      await withUnanalyzedBacklog(2000, BATCH, async (values) => {
+        const promoted = (await client.query<{ executionId: string; partDay: string }>(withValuesWritten(sql("promote_due"), values))).rows;
+        const ids = promoted.map((p) => p.executionId);
+        const day = promoted[0]!.partDay;
+        const fill = <T>(v: T) => ids.map(() => v);
+        await expectLinear("start_attempts", sql("start_attempts"), [ids, day, 300, 30], BATCH);
+        const outcomes = [fill(new Date()), fill(200), fill('{"content-type":"text/plain"}'), fill("ok"), fill(2), fill(null), fill(false), fill(null)];
+        await expectLinear("finish_attempts", sql("finish_attempts"), [ids, ...outcomes, day], BATCH);
+      });
+    });
   });
   // The unfiltered trigger lists merge one branch per status; a status
   // added to the type without its branch would drop from them.
