@@ -13,6 +13,9 @@
 WITH outcome AS (
   SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::int[], $4::text[], $5::text[], $6::int[], $7::text[], $8::boolean[], $9::timestamptz[])
     AS o(id, completed_at, response_status, response_headers, response_body, response_size, error_message, is_dead_letter, retry_at)
+  -- rows are updated (locked) in id order, as by every statement that
+  -- updates several, so two of them never wait on each other
+  ORDER BY o.id
 ), done AS (
   UPDATE executions e
   SET status = 'complete', completed_at = o.completed_at, response_status = o.response_status,
@@ -39,7 +42,7 @@ WITH outcome AS (
   SET status = CASE WHEN done.retry_at IS NULL THEN 'completed'::trigger_status ELSE 'retrying'::trigger_status END,
       attempts = t.attempts + CASE WHEN done.retry_at IS NULL THEN 0 ELSE 1 END,
       updated_at = clock_timestamp()
-  FROM done
+  FROM (SELECT d.trigger_id, d.retry_at FROM done d ORDER BY d.trigger_id) done
   WHERE t.id = done.trigger_id AND t.part_day = $10::date AND t.status = 'running'
   RETURNING t.id, t.part_day, t.project_id, t.attempts, done.retry_at
 ), retry AS (

@@ -30,6 +30,9 @@
 WITH planned AS (
   SELECT e.trigger_id, e.attempt_number FROM executions e
   WHERE e.id = ANY ($1::uuid[]) AND e.part_day = $2::date AND e.status = 'planned'
+  -- the triggers are then updated (locked) in id order, as every statement
+  -- that updates several does, so two of them never wait on each other
+  ORDER BY e.trigger_id
 ), running AS (
   UPDATE triggers t SET status = 'running', updated_at = clock_timestamp()
   FROM planned p
