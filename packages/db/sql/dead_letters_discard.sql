@@ -19,10 +19,13 @@ WITH picked AS (
 ), done AS (
   UPDATE executions x SET discarded_at = clock_timestamp()
   FROM picked
-  -- by a list of ids, so each partition is read through its primary key
-  -- whatever the planner estimates for the join
-  WHERE x.id = ANY (ARRAY(SELECT id FROM picked)) AND x.id = picked.id AND x.part_day = picked.part_day AND x.project_id = $1::uuid
-    AND x.is_dead_letter AND x.discarded_at IS NULL
+  -- Each picked row finds its execution through the primary key, and
+  -- nothing else here could lead to the executions (picked made the
+  -- project and dead-letter checks on the same rows): with another way in,
+  -- a day not yet analyzed could be read whole for every picked row
+  -- (dead_letters_replay.sql). discarded_at is checked again on the row
+  -- updated, so a concurrent discard counts each execution once.
+  WHERE x.id = picked.id AND x.part_day = picked.part_day AND x.discarded_at IS NULL
   RETURNING 1
 )
 SELECT count(*)::int AS count FROM done
