@@ -7,7 +7,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
 import { seedHistory } from "../../../test/support/history.js";
-import { createDb, createProject, PLANNED_PER_CALL, sqlLiteral, withValuesWritten } from "../src/index.js";
+import { createDb, createProject, PLANNED_PER_CALL, sqlLiteral } from "../src/index.js";
 import { sql } from "../src/sql.js";
 
 const HISTORY = 600_000; // finished triggers, each with one execution (1.2M history rows)
@@ -87,13 +87,7 @@ interface PlanNode {
   "Shared Hit Blocks"?: number;
   "Shared Read Blocks"?: number;
   "Actual Rows"?: number;
-  "Rows Removed by Join Filter"?: number;
   Plans?: PlanNode[];
-}
-
-/** Row pairs the plan's joins looked at and threw away. */
-function discardedByJoins(node: PlanNode): number {
-  return (node["Rows Removed by Join Filter"] ?? 0) + (node.Plans ?? []).reduce((sum, child) => sum + discardedByJoins(child), 0);
 }
 
 function seqScans(node: PlanNode, out: string[] = []): string[] {
@@ -110,14 +104,8 @@ function partitionsPlanned(node: PlanNode, out = new Set<string>()): Set<string>
   return out;
 }
 
-/** The most rows any step of the plan produced. */
-function widest(node: PlanNode): number {
-  return Math.max(node["Actual Rows"] ?? 0, ...(node.Plans ?? []).map(widest));
-}
-
 interface Plan {
   scans: string[];
-  widest: number;
   partitions: Set<string>;
   buffers: number;
   rows: number;
@@ -129,10 +117,9 @@ interface Plan {
  * what its plan did. `generic`: planned once for any parameter values, as a
  * statement a pool prepares is after its first executions.
  */
-async function explain(name: string, values: unknown[], generic = false, setup?: () => Promise<unknown>): Promise<Plan> {
+async function explain(name: string, values: unknown[], generic = false): Promise<Plan> {
   await client.query("BEGIN");
   try {
-    await setup?.();
     let text = `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql(name)}`;
     if (generic) {
       await client.query("SET LOCAL plan_cache_mode = force_generic_plan");
@@ -142,14 +129,7 @@ async function explain(name: string, values: unknown[], generic = false, setup?:
     }
     const { rows } = await client.query(text, generic ? [] : values);
     const { Plan: plan, "Execution Time": ms } = (rows[0]["QUERY PLAN"] as Array<{ Plan: PlanNode; "Execution Time": number }>)[0]!;
-    return {
-      scans: seqScans(plan),
-      partitions: partitionsPlanned(plan),
-      buffers: (plan["Shared Hit Blocks"] ?? 0) + (plan["Shared Read Blocks"] ?? 0),
-      rows: plan["Actual Rows"] ?? 0,
-      widest: widest(plan),
-      ms,
-    };
+    return { scans: seqScans(plan), partitions: partitionsPlanned(plan), buffers: (plan["Shared Hit Blocks"] ?? 0) + (plan["Shared Read Blocks"] ?? 0), rows: plan["Actual Rows"] ?? 0, ms };
   } finally {
     await client.query("ROLLBACK");
     if (generic) await client.query("DEALLOCATE ALL");
@@ -312,88 +292,6 @@ describe(`statements on ${HISTORY * 2 + PENDING} rows stay index-served`, () => 
   describe("prepared statements, with a generic plan", () => {
     it.each([...periodic, ...prepared, ...dashboard.filter(onListsPool)])("%s", async (_label, name, values) => {
       expectIndexServed(name, await explain(name, values(), true));
-    });
-  });
-  // A burst: thousands due in the same second. The statements that take
-  // the oldest due first must read them in their index's order and stop at
-  // their limit; a sort key the index cannot give (an id compared as text,
-  // say) makes each batch read and sort every due trigger, so a burst of
-  // 50,000 costs each claim tens of milliseconds.
-  describe("a backlog due in one second is read only as far as the limit", () => {
-    const BACKLOG = 20_000;
-    const backlog = () =>
-      client.query(
-        `INSERT INTO triggers (project_id, status, url, method, headers, tags, scheduled_at, created_at, updated_at)
-         SELECT $1, 'registered', 'http://127.0.0.1:9/b/' || i, 'POST', '[]', '{}', date_trunc('second', now()) - interval '5 seconds', now(), now()
-         FROM generate_series(1, $2::int) AS i`,
-        [project, BACKLOG],
-      ).then(() => client.query("ANALYZE triggers"));
-    const cases: Array<[label: string, name: string, values: () => unknown[], limit: number]> = [
-      ["claim due triggers", "claim_due", () => [now(), 500], 500],
-      ["overview: next due triggers", "session_overview_next", () => [project, thisMinute(-1), 10], 10],
-    ];
-    it.each(cases)("%s", async (_label, name, values, limit) => {
-      for (const generic of [false, true]) {
-        const plan = await explain(name, values(), generic, backlog);
-        expect(plan.rows, `${name} returned too few rows: the backlog is not due`).toBe(limit);
-        expect(plan.widest, `${name} (${generic ? "generic" : "custom"} plan) read ${plan.widest} rows for a limit of ${limit}`).toBeLessThanOrEqual(2 * limit);
-      }
-    });
-  });
-  // Promoting a batch of that backlog before autovacuum has looked at the
-  // new rows (a burst scheduled moments before it is due): estimates are
-  // then far too low, and a statement that joins its own results back
-  // together is planned as a nested loop over both, a million comparisons
-  // for a batch of 1,000.
-  describe("batches of a backlog that has no statistics yet stay linear", () => {
-    /**
-     * In a rolled-back transaction: `count` triggers due now in a day
-     * partition made now (as each day's is) and never analyzed, and `batch`
-     * of them claimed. Runs `fn` with the claimed ones' promote_due values.
-     */
-    async function withUnanalyzedBacklog(count: number, batch: number, fn: (promoteValues: unknown[]) => Promise<void>): Promise<void> {
-      await client.query("BEGIN");
-      try {
-        await client.query("SELECT ttr_ensure_partitions(current_date + 90, current_date + 90)");
-        await client.query(
-          `INSERT INTO triggers (project_id, status, url, method, headers, tags, scheduled_at, created_at, updated_at, part_day)
-           SELECT $1, 'registered', 'http://127.0.0.1:9/b/' || i, 'POST', '[]', '{}', date_trunc('second', now()) - interval '5 seconds', now(), now(), current_date + 90
-           FROM generate_series(1, $2::int) AS i`,
-          [project, count],
-        );
-        const due = (await client.query<{ id: string; partDay: string }>(sql("claim_due"), [now(), batch])).rows;
-        await fn([due.map((d) => d.id), [...new Set(due.map((d) => d.partDay))]]);
-      } finally {
-        await client.query("ROLLBACK");
-      }
-    }
-    /** Runs `text` under EXPLAIN ANALYZE; checks it answered `rows` rows with its joins throwing few row pairs away. */
-    async function expectLinear(name: string, text: string, values: unknown[], rows: number): Promise<void> {
-      const result = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, values);
-      const { Plan: plan } = (result.rows[0]["QUERY PLAN"] as Array<{ Plan: PlanNode }>)[0]!;
-      expect(plan["Actual Rows"], `${name}: rows it answered`).toBe(rows);
-      expect(discardedByJoins(plan), `row pairs ${name}'s joins threw away`).toBeLessThanOrEqual(10 * rows);
-    }
-
-    it("promote_due", async () => {
-      await withUnanalyzedBacklog(20_000, 1000, async (values) => {
-        // sent with its values written in, as the scheduler sends it (PLANNED_PER_CALL)
-        await expectLinear("promote_due", withValuesWritten(sql("promote_due"), values), [], 1000);
-      });
-    });
-    // The executor starts and finishes attempts in batches of up to 200,
-    // in the first minutes of a day before its partitions are analyzed too.
-    it("start_attempts and finish_attempts", async () => {
-      const BATCH = 200;
-      await withUnanalyzedBacklog(2000, BATCH, async (values) => {
-        const promoted = (await client.query<{ executionId: string; partDay: string }>(withValuesWritten(sql("promote_due"), values))).rows;
-        const ids = promoted.map((p) => p.executionId);
-        const day = promoted[0]!.partDay;
-        const fill = <T>(v: T) => ids.map(() => v);
-        await expectLinear("start_attempts", sql("start_attempts"), [ids, day, 300, 30], BATCH);
-        const outcomes = [fill(new Date()), fill(200), fill('{"content-type":"text/plain"}'), fill("ok"), fill(2), fill(null), fill(false), fill(null)];
-        await expectLinear("finish_attempts", sql("finish_attempts"), [ids, ...outcomes, day], BATCH);
-      });
     });
   });
   // The unfiltered trigger lists merge one branch per status; a status
