@@ -98,7 +98,7 @@ Measured by \`npm run bench\` (code in \`test/bench/\`) on one machine: the api,
 | packages | ${env.packages} |
 | ttr | ${env.commit} |
 
-PostgreSQL and Redis run on the same machine as the services, the sink and the load generator: two cores for everything. The "other load" columns give the CPU used meanwhile by processes that were not part of the measurement (in % of one core); a high value means the run shared the machine.
+PostgreSQL and Redis run on the same machine as the services, the sink and the load generator: two cores for everything. The table describes the machine of the latest run; machines of the same size differ in speed, and one machine from hour to hour (test/bench/HISTORY.md), so each scenario's heading names the CPU it ran on (recorded since 2026-11-27 23:00 UTC; earlier sections ran on the machine of their day, named in test/bench/HISTORY.md where known). The "other load" columns give the CPU used meanwhile by processes that were not part of the measurement (in % of one core); a high value means the run shared the machine.
 
 ## Configurations
 
@@ -175,7 +175,7 @@ try {
       if (interrupted) break;
     }
     if (raw.length === 0) continue;
-    results[name] = { date: new Date().toISOString(), commit: env.commit, runs: raw.length, config: scenario.config.label, agg: aggregate(raw) };
+    results[name] = { date: new Date().toISOString(), commit: env.commit, cpu: env.cpu, runs: raw.length, config: scenario.config.label, agg: aggregate(raw) };
     for (const v of correctness(name, raw)) failures.push(`correctness: ${v}`);
     if (profileDir && existsSync(profileDir)) {
       const { readdirSync } = await import("node:fs");

@@ -194,7 +194,7 @@ export function renderScenarios(results) {
   for (const name of ORDER) {
     const r = results[name];
     if (!r) continue;
-    const at = `${r.date.slice(0, 16).replace("T", " ")} UTC${r.commit ? `, ttr ${r.commit}` : ""}`;
+    const at = `${r.date.slice(0, 16).replace("T", " ")} UTC${r.commit ? `, ttr ${r.commit}` : ""}${r.cpu ? `, ${r.cpu}` : ""}`;
     parts.push(`### ${name}\n\n_${at}, ${r.runs} run(s), config ${r.config}_\n\n${SECTIONS[name](r, results).join("\n\n")}`);
   }
   return parts.join("\n\n");
