@@ -174,6 +174,16 @@ function largeFiring(a) {
   ]);
 }
 
+/** The worst lateness of each due second of every firing window that kept it: when a window's late fires came. */
+function largeFiringSeconds(a) {
+  const lines = ["empty", "large"].flatMap((state) =>
+    Object.entries(a[state]?.fire ?? {})
+      .filter(([, w]) => Array.isArray(w.bySecond))
+      .map(([rate, w]) => `- ${state} ${Number(rate).toLocaleString("en-US")}/s: ${w.bySecond.map((v, i) => `${i}: ${v ?? "missing"}`).join(", ")}`),
+  );
+  return lines.length ? [`Worst lateness per due second of each window (ms), which tells a stall of one second from lateness spread over the window:\n\n${lines.join("\n")}`] : [];
+}
+
 function largeSchedule(a) {
   const e = a.empty?.schedule;
   const l = a.large?.schedule;
@@ -250,6 +260,7 @@ export function largeState(r) {
     `The same measurements on two fresh databases: empty, and large: ${fmt(z.pending)} pending one-shots due over the next 30 days and ${fmt(z.history)} completed ones with one execution each over the past 25 days, half in the firing project and half in another, plus ${fmt(z.retention)} completed ones older than 40 days for the retention pass (1 in 1,000 still pending). The scheduler's hourly retention is off (the pass below runs at a known moment). Firing windows as in steady (${fmt(z.seconds)} s each after a 5-s warm-up); scheduler ticks from its \`ttr_scheduler_tick_duration_seconds\` histogram over each window (bounds at 100, 200 and 250 ms, among others), so the longest tick is known only as the bound of the highest bucket that gained one.`,
     ...(s ? [`Seeding the large database took ${fmt(s.totalS, 0, " s")} (history ${fmt(s.historyS, 0, " s")}, pending ${fmt(s.pendingS, 0, " s")}, old rows ${fmt(s.oldS, 0, " s")}, VACUUM ANALYZE ${fmt(s.vacuumS, 0, " s")}; ${fmt(s.rows)} rows), then ${fmt(s.settleS, 0, " s")} waiting for a checkpoint so that its writes are not flushed during the windows.`] : []),
     largeFiring(a),
+    ...largeFiringSeconds(a),
     `POST /schedule at a fixed ${fmt(z.scheduleRate)} req/s (autocannon \`-R\`, 8 connections, no coordinated-omission correction, after a 2-s warm-up), scheduled in 2099:`,
     largeSchedule(a),
     `Dashboard reads through a signed-in session and operations with the API key, each timed from request to the last byte; reads and the repeated cancels ${fmt(z.reads)} times in a row after one warm-up call:`,

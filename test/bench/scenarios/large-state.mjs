@@ -261,7 +261,7 @@ async function measureState(ctx, size, services, large, log) {
     out.fire = {};
     for (const rate of size.rates) {
       log(`steady ${rate}/s for ${size.seconds} s`);
-      const w = await fireWindow(env, { rate, seconds: size.seconds, warmupSeconds: size.warmupSeconds, from, bytes: rate === 300 });
+      const w = await fireWindow(env, { rate, seconds: size.seconds, warmupSeconds: size.warmupSeconds, from, bytes: rate === 300, perSecond: true });
       from += rate * size.seconds;
       if (w.bytes) {
         out.bytes = w.bytes;
