@@ -196,7 +196,8 @@ export async function finishAttempts(db: PgRunner, outcomes: Array<AttemptRef & 
       column((r) => r.retryAt),
       day,
     ]);
-    for (const row of rows) byId.set(row.executionId, row.retryExecutionId);
+    // a recorded attempt comes once with no retry, and once more with its retry if one was planned
+    for (const row of rows) if (row.retryExecutionId !== null || !byId.has(row.executionId)) byId.set(row.executionId, row.retryExecutionId);
   }
   return outcomes.map((o) => ({ recorded: byId.has(o.executionId), retryExecutionId: byId.get(o.executionId) ?? null }));
 }

@@ -149,16 +149,33 @@ describe("batches of a backlog that has no statistics yet stay linear", () => {
   });
   // The executor starts and finishes attempts in batches of up to 200,
   // in the first minutes of a day before its partitions are analyzed too.
+  const BATCH = 200;
+  /** A promoted batch of an unanalyzed backlog: its start values, and finish values for outcomes of one kind. */
+  async function promotedBatch(values: unknown[]) {
+    const promoted = (await client.query<{ executionId: string; partDay: string }>(withValuesWritten(sql("promote_due"), values))).rows;
+    const ids = promoted.map((p) => p.executionId);
+    const day = promoted[0]!.partDay;
+    const fill = <T>(v: T) => ids.map(() => v);
+    return {
+      start: [ids, day, 300, 30],
+      /** every attempt answered `status`, retried at `retryAt` (null: not retried) */
+      finish: (status: number, retryAt: Date | null) => [ids, fill(new Date()), fill(status), fill('{"content-type":"text/plain"}'), fill("ok"), fill(2), fill(null), fill(false), fill(retryAt), day],
+    };
+  }
   it("start_attempts and finish_attempts", async () => {
-    const BATCH = 200;
     await withUnanalyzedBacklog(2000, BATCH, async (values) => {
-      const promoted = (await client.query<{ executionId: string; partDay: string }>(withValuesWritten(sql("promote_due"), values))).rows;
-      const ids = promoted.map((p) => p.executionId);
-      const day = promoted[0]!.partDay;
-      const fill = <T>(v: T) => ids.map(() => v);
-      await expectLinear("start_attempts", sql("start_attempts"), [ids, day, 300, 30], BATCH);
-      const outcomes = [fill(new Date()), fill(200), fill('{"content-type":"text/plain"}'), fill("ok"), fill(2), fill(null), fill(false), fill(null)];
-      await expectLinear("finish_attempts", sql("finish_attempts"), [ids, ...outcomes, day], BATCH);
+      const batch = await promotedBatch(values);
+      await expectLinear("start_attempts", sql("start_attempts"), batch.start, BATCH);
+      await expectLinear("finish_attempts", sql("finish_attempts"), batch.finish(200, null), BATCH);
+    });
+  });
+  // A target that is down fails every attempt, and a retrying policy plans
+  // a retry for each: the answer has a row per attempt and one per retry.
+  it("finish_attempts when every attempt fails and is retried", async () => {
+    await withUnanalyzedBacklog(2000, BATCH, async (values) => {
+      const batch = await promotedBatch(values);
+      await client.query(sql("start_attempts"), batch.start);
+      await expectLinear("finish_attempts", sql("finish_attempts"), batch.finish(503, new Date(Date.now() + 60_000)), 2 * BATCH);
     });
   });
 });
