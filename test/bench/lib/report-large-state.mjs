@@ -174,12 +174,15 @@ function largeFiring(a) {
   ]);
 }
 
+/** A window's worst lateness per due second, as `0: 71, 1: 61, …`. */
+const bySecondText = (bySecond) => bySecond.map((v, i) => `${i}: ${v ?? "missing"}`).join(", ");
+
 /** The worst lateness of each due second of every firing window that kept it: when a window's late fires came. */
 function largeFiringSeconds(a) {
   const lines = ["empty", "large"].flatMap((state) =>
     Object.entries(a[state]?.fire ?? {})
       .filter(([, w]) => Array.isArray(w.bySecond))
-      .map(([rate, w]) => `- ${state} ${Number(rate).toLocaleString("en-US")}/s: ${w.bySecond.map((v, i) => `${i}: ${v ?? "missing"}`).join(", ")}`),
+      .map(([rate, w]) => `- ${state} ${Number(rate).toLocaleString("en-US")}/s: ${bySecondText(w.bySecond)}`),
   );
   return lines.length ? [`Worst lateness per due second of each window (ms), which tells a stall of one second from lateness spread over the window:\n\n${lines.join("\n")}`] : [];
 }
@@ -247,7 +250,7 @@ function largeRetention(a) {
     ]),
     `The pass removed ${fmt(t.removedTriggers)} triggers and ${fmt(t.removedExecutions)} executions (${fmt(t.partitions)} day partitions dropped), moved ${fmt(t.moved)} still-pending triggers out of them and left ${fmt(t.deferred)} partitions for a later pass; it took ${fmt(t.passS, 1, " s")}; ended before the window's last arrival: ${ended}.${control ? ` The difference is taken against the window right before the pass (the reads and operations between the first window and this one change the server's state); against the first window it is ${fmt(t.p99DeltaFirstMs, 0, " ms")}.` : ""}`,
     ...(Array.isArray(w.bySecond) && Number.isFinite(num(t.passFromS))
-      ? [`Worst lateness per due second with the pass (it ran from ${fmt(t.passFromS, 1, " s")} to ${fmt(t.passToS, 1, " s")}): ${w.bySecond.map((v, i) => `${i}: ${v ?? "missing"}`).join(", ")} ms; the slowest second right before it: ${ms(control ? slowest(control) : Number.NaN)}.`]
+      ? [`Worst lateness per due second with the pass (it ran from ${fmt(t.passFromS, 1, " s")} to ${fmt(t.passToS, 1, " s")}): ${bySecondText(w.bySecond)} ms; the slowest second right before it: ${ms(control ? slowest(control) : Number.NaN)}.`]
       : []),
   ];
 }

@@ -140,10 +140,10 @@ async function storageMark(db, days) {
  * One window on running services: `rate` triggers due at each second for
  * `seconds` (sink slots `from` …), after an unmeasured warm-up at the same
  * rate. `during(t0)`, if given, is started before the window and awaited
- * after it; `bytes` measures storage around it; `perSecond` adds the worst
+ * after it; `bytes` measures storage around it; `bySecond` holds the worst
  * lateness of each due second (ms), which shows when a stall happened.
  * @param {{db: import("pg").Pool, sys: any, sink: import("../lib/sink.mjs").Sink, projectId: string, warmIds: {next: number}}} env
- * @param {{rate: number, seconds: number, warmupSeconds: number, from: number, bytes?: boolean, perSecond?: boolean, during?: (t0: number) => Promise<object>, endedAt?: number}} w
+ * @param {{rate: number, seconds: number, warmupSeconds: number, from: number, bytes?: boolean, during?: (t0: number) => Promise<object>, endedAt?: number}} w
  *   endedAt is set to when the last trigger arrived (or the wait gave up)
  */
 async function fireWindow(env, w) {
@@ -191,8 +191,8 @@ async function fireWindow(env, w) {
     ticks: tickFigures(ticks0.ticks, ticks1.ticks),
     sweeps: tickFigures(ticks0.sweeps, ticks1.sweeps),
     otherCpuPct: (100 * (machineCpuMs() - machine0 - ours)) / wallMs,
+    bySecond: worstPerSecond(sink, w.from, count, w.rate, t0),
   };
-  if (w.perSecond) out.bySecond = worstPerSecond(sink, w.from, count, w.rate, t0);
   if (!complete) out.tail = sys.procs.map((p) => `--- ${p.name}\n${p.tail()}`).join("\n");
   if (during) {
     const d = await during;
@@ -261,7 +261,7 @@ async function measureState(ctx, size, services, large, log) {
     out.fire = {};
     for (const rate of size.rates) {
       log(`steady ${rate}/s for ${size.seconds} s`);
-      const w = await fireWindow(env, { rate, seconds: size.seconds, warmupSeconds: size.warmupSeconds, from, bytes: rate === 300, perSecond: true });
+      const w = await fireWindow(env, { rate, seconds: size.seconds, warmupSeconds: size.warmupSeconds, from, bytes: rate === 300 });
       from += rate * size.seconds;
       if (w.bytes) {
         out.bytes = w.bytes;
@@ -280,14 +280,13 @@ async function measureState(ctx, size, services, large, log) {
       // the reads and operations above leave the server in another state
       // (dirty pages, a checkpoint under way) than the first 300/s window saw.
       log(`steady 300/s for ${size.seconds} s, then again with a retention pass from ${size.retentionAfterS} s in`);
-      const control = await fireWindow(env, { rate: 300, seconds: size.seconds, warmupSeconds: size.warmupSeconds, from, perSecond: true });
+      const control = await fireWindow(env, { rate: 300, seconds: size.seconds, warmupSeconds: size.warmupSeconds, from });
       from += 300 * size.seconds;
       const spec = {
         rate: 300,
         seconds: size.seconds,
         warmupSeconds: size.warmupSeconds,
         from,
-        perSecond: true,
         during: async (t0) => {
           await sleep(t0 + size.retentionAfterS * 1000 - Date.now());
           const started = Date.now();
