@@ -25,6 +25,19 @@ const DETACH_TRIES = 20;
  * each, and no second stood out.
  */
 const DROP_PAUSE_MS = 100;
+/**
+ * The detach waits for a moment when no other session of the database has
+ * run a statement for QUIET_FOR_MS (pg_stat_activity, polled every
+ * QUIET_POLL_MS): a second's firing is then over, and the detach's lock,
+ * held for tens of milliseconds, is not in the way of the next. Shorter
+ * gaps open within a burst of fires (the executors send the requests
+ * between their statements). It waits at most QUIET_MAX_MS: under load
+ * that never pauses it goes ahead, and the lock timeout below still bounds
+ * the wait it causes.
+ */
+const QUIET_POLL_MS = 5;
+const QUIET_FOR_MS = 50;
+const QUIET_MAX_MS = 3000;
 /** PostgreSQL's lock_not_available: lock_timeout ran out */
 const LOCK_NOT_AVAILABLE = "55P03";
 const DAY_MS = 86_400_000;
@@ -85,6 +98,23 @@ export function partitionBounds(bound: string): { from: string; to: string } | n
 export async function ensurePartitions(db: SqlRunner, now: Date, fromDay = utcDay(now)): Promise<number> {
   const [row] = await query<{ made: number }>(db, "ensure_partitions", fromDay, addDays(utcDay(now), PARTITIONS_AHEAD_DAYS));
   return row?.made ?? 0;
+}
+
+/**
+ * Waits (at most `maxMs`) until no other session of this database has been
+ * running a statement for QUIET_FOR_MS.
+ */
+export async function waitForQuiet(db: SqlRunner, maxMs = QUIET_MAX_MS): Promise<void> {
+  const started = Date.now();
+  let quietSince: number | null = null;
+  while (Date.now() - started < maxMs) {
+    const [r] = await query<{ busy: number }>(db, "retention_busy_sessions");
+    const now = Date.now();
+    if ((r?.busy ?? 0) > 0) quietSince = null;
+    else if (quietSince === null) quietSince = now;
+    else if (now - quietSince >= QUIET_FOR_MS) return;
+    await sleep(QUIET_POLL_MS);
+  }
 }
 
 async function listPartitions(db: SqlRunner): Promise<Partition[]> {
@@ -241,7 +271,8 @@ const PARENTS = ["executions", "trigger_tags", "triggers"] as const;
  * on its next call, which at tens of days costs tens of milliseconds a
  * statement: so all days go in one transaction, one such wave per pass.
  * That transaction holds the three tables exclusively for the few
- * milliseconds a detach takes (about 65 ms for 7 days here), and gives up
+ * milliseconds a detach takes (40–100 ms for 7 days here), so it starts at
+ * a quiet moment (waitForQuiet), between two seconds' firing, and gives up
  * on its lock after DETACH_LOCK_MS so that firing never waits longer; after
  * DETACH_TRIES tries it detaches one table at a time with CONCURRENTLY,
  * which takes no lock that firing waits for, at the cost of a wave each.
@@ -249,17 +280,26 @@ const PARENTS = ["executions", "trigger_tags", "triggers"] as const;
 export async function detachDays(
   db: SqlRunner,
   parts: DayTables[],
-  opts: { tries?: number; lockMs?: number; log?: PruneOptions["log"] } = {},
+  opts: {
+    tries?: number;
+    lockMs?: number;
+    log?: PruneOptions["log"];
+    /** wait for a quiet moment first (waitForQuiet); default true */
+    quiet?: boolean;
+  } = {},
 ): Promise<void> {
   if (parts.length === 0) return;
   const { tries = DETACH_TRIES, lockMs = DETACH_LOCK_MS, log } = opts;
   const statements = PARENTS.flatMap((parent, i) => parts.map((p) => `ALTER TABLE ${parent} DETACH PARTITION ${ident(tablesOf(p)[i]!)}`));
+  if (opts.quiet !== false) await waitForQuiet(db);
   for (let attempt = 1; attempt <= tries; attempt++) {
+    const started = Date.now();
     try {
       await db.$executeRawUnsafe("BEGIN");
       await db.$executeRawUnsafe(`SET LOCAL lock_timeout = '${lockMs}ms'`);
       for (const statement of statements) await db.$executeRawUnsafe(statement);
       await db.$executeRawUnsafe("COMMIT");
+      log?.("old days detached", { partitions: parts.length, tries: attempt, ms: Date.now() - started });
       return;
     } catch (err) {
       await db.$executeRawUnsafe("ROLLBACK");

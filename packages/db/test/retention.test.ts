@@ -4,7 +4,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
-import { clientRunner, createDb, createProject, detachDays, ensurePartitions as ensure, partitionBounds, prune, query } from "../src/index.js";
+import { clientRunner, createDb, createProject, detachDays, ensurePartitions as ensure, partitionBounds, prune, query, waitForQuiet } from "../src/index.js";
 import { sql } from "../src/sql.js";
 
 const DAY = 86_400_000;
@@ -204,8 +204,34 @@ describe("detaching old days", () => {
     const said: string[] = [];
     await detachDays(clientRunner(client), days.map(tablesOf), { log: (msg) => said.push(msg) });
     for (const d of days) for (const t of Object.values(tablesOf(d))) expect(await attached(t)).toBe(false);
-    expect(said).toEqual([]);
+    expect(said).toEqual(["old days detached"]);
     for (const d of days) await client.query(`DROP TABLE ${Object.values(tablesOf(d)).join(", ")}`);
+  });
+
+  it("detaches at a quiet moment: not while another session runs a statement, unless it never ends", async () => {
+    const d = day(-53);
+    await ensurePartitions(client, new Date(), d);
+    const busy = new pg.Client({ connectionString: tdb.url });
+    await busy.connect();
+    try {
+      const sleeping = busy.query("SELECT pg_sleep(0.6)").then(() => Date.now());
+      await new Promise((r) => setTimeout(r, 100));
+      await detachDays(clientRunner(client), [tablesOf(d)]);
+      const detachedAt = Date.now();
+      // the statement ended first: the detach waited for it
+      expect(detachedAt).toBeGreaterThanOrEqual(await sleeping);
+      // one that outlasts the wait is not waited for longer
+      const long = busy.query("SELECT pg_sleep(2)");
+      await new Promise((r) => setTimeout(r, 100));
+      const started = Date.now();
+      await waitForQuiet(clientRunner(client), 500);
+      expect(Date.now() - started).toBeLessThan(1500);
+      await long;
+    } finally {
+      await busy.end();
+    }
+    for (const t of Object.values(tablesOf(d))) expect(await attached(t)).toBe(false);
+    await client.query(`DROP TABLE ${Object.values(tablesOf(d)).join(", ")}`);
   });
 
   it("waits for the tables only briefly: while a long read holds them, detaches one table at a time once it ends", async () => {
@@ -224,7 +250,8 @@ describe("detaching old days", () => {
       await runner.connect();
       try {
         const started = Date.now();
-        const detaching = detachDays(clientRunner(runner), [tablesOf(d)], { tries: 2, lockMs: 20, log: (msg) => msg.includes("one at a time") && fellBack() });
+        // (quiet: false: the open transaction is idle, not running; waiting for quiet is tested above)
+        const detaching = detachDays(clientRunner(runner), [tablesOf(d)], { tries: 2, lockMs: 20, quiet: false, log: (msg) => msg.includes("one at a time") && fellBack() });
         await fallback;
         // two tries of 20 ms, and pauses of 20 and 40 ms: the read was never waited on for long
         expect(Date.now() - started).toBeLessThan(2000);

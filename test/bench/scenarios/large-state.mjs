@@ -146,7 +146,7 @@ async function storageMark(db, days) {
  * @param {{rate: number, seconds: number, warmupSeconds: number, from: number, bytes?: boolean, during?: (t0: number) => Promise<object>, endedAt?: number}} w
  *   endedAt is set to when the last trigger arrived (or the wait gave up)
  */
-async function fireWindow(env, w) {
+export async function fireWindow(env, w) {
   const { db, sys, sink, projectId } = env;
   const count = w.rate * w.seconds;
   const warm = w.rate * w.warmupSeconds;

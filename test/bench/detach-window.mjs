@@ -1,0 +1,94 @@
+// What detaching old days costs firing, with and without waiting for a
+// quiet moment: on a database of 300,000 rows of history and 50,000 pending
+// (the day partitions of a month), 7 empty old days are made, then detached
+// (detachDays) at a random moment 4–5 s into a window of 300 fires a second,
+// and dropped 100 ms apart as a retention pass does. Variants alternate:
+// `random` detaches at once, `quiet` waits for a quiet moment first (the
+// default of detachDays). Per window it prints the worst lateness of each
+// due second and the spike: the worst of the detach's second and the next,
+// less the median of the seconds away from it.
+// Usage: node test/bench/detach-window.mjs [REPS] [random,quiet]   (defaults 5, both)
+import { createDb, createProject, detachDays, waitForQuiet } from "@ttr/db";
+import { openBench } from "./lib/infra.mjs";
+import { seedLargeState } from "./lib/large-state-seed.mjs";
+import { startTtr } from "./lib/services.mjs";
+import { startSink } from "./lib/sink.mjs";
+import { benchProject, pool } from "./lib/triggers.mjs";
+import { fireWindow } from "./scenarios/large-state.mjs";
+
+const reps = Number(process.argv[2] ?? 5);
+const variants = (process.argv[3] ?? "random,quiet").split(",");
+const seconds = 8;
+const ctx = await openBench({ log: () => {} });
+const database = await ctx.database();
+const db = pool(database.url, 4);
+const sink = await startSink((reps * variants.length + 2) * 300 * seconds + 1000);
+const log = (m) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${m}`);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const DAY = 86_400_000;
+const dayOf = (ms) => new Date(ms).toISOString().slice(0, 10);
+let sys;
+const results = Object.fromEntries(variants.map((v) => [v, []]));
+try {
+  const { projectId } = await benchProject(database.url);
+  const admin = createDb(database.url, { max: 1, applicationName: "ttr-bench" });
+  const other = await createProject(admin, "history", 1_000_000_000).finally(() => admin.$disconnect());
+  await seedLargeState(database.url, { projects: [projectId, other.projectId], pending: 50_000, history: 300_000, old: 0 });
+  await db.query("CHECKPOINT");
+  sys = await startTtr(database, ctx.redisUrl, { schedulerEnv: { TTR_RETENTION_DAYS: "0" } });
+  const env = { db, sys, sink, projectId, warmIds: { next: 10_000_000 } };
+  let from = 0;
+  const w0 = await fireWindow(env, { rate: 300, seconds, warmupSeconds: 5, from });
+  from += 300 * seconds;
+  log(`warm window p99 ${w0.lateness.p99}`);
+  for (let r = 0; r < reps; r++) {
+    for (const v of variants) {
+      const first = dayOf(Date.now() - 60 * DAY);
+      const last = dayOf(Date.now() - 54 * DAY);
+      await db.query("SELECT ttr_ensure_partitions($1::date, $2::date)", [first, last]);
+      const days = [];
+      for (let t = Date.parse(first); t <= Date.parse(last); t += DAY) {
+        const s = dayOf(t).replaceAll("-", "");
+        days.push({ triggersTable: `triggers_p${s}`, executionsTable: `executions_p${s}`, tagsTable: `trigger_tags_p${s}` });
+      }
+      let at = 0;
+      let ms = 0;
+      const spec = {
+        rate: 300, seconds, warmupSeconds: 5, from,
+        during: async (t0) => {
+          await sleep(t0 + 4000 + Math.random() * 1000 - Date.now());
+          const c = await db.connect();
+          const cr = { $queryRawUnsafe: (q, ...p) => c.query(q, p).then((x) => x.rows), $executeRawUnsafe: (q, ...p) => c.query(q, p).then((x) => x.rowCount) };
+          try {
+            if (v === "quiet") await waitForQuiet(cr);
+            at = Date.now() - t0;
+            await detachDays(cr, days, { quiet: false });
+            ms = Date.now() - t0 - at;
+            for (const d of days) for (const t of [d.executionsTable, d.tagsTable, d.triggersTable]) { await sleep(100); await c.query(`DROP TABLE ${t}`); }
+          } finally { c.release(); }
+          return {};
+        },
+      };
+      const w = await fireWindow(env, spec);
+      from += 300 * seconds;
+      const s = w.bySecond;
+      const sec = Math.floor(at / 1000);
+      const spike = Math.max(...s.slice(sec, sec + 2));
+      const calm = [...s.slice(0, 4), ...s.slice(7)].sort((a, b) => a - b);
+      const base = calm[Math.floor(calm.length / 2)];
+      results[v].push({ p99: w.lateness.p99, spike: spike - base });
+      log(`${v.padEnd(9)} rep ${r}: p99 ${w.lateness.p99} detach at ${at} ms for ${ms} ms; worst ${s.join(",")}; spike +${spike - base}`);
+    }
+  }
+  for (const v of variants) {
+    const sp = results[v].map((x) => x.spike).sort((a, b) => a - b);
+    const p = results[v].map((x) => x.p99).sort((a, b) => a - b);
+    log(`${v}: spike median ${sp[Math.floor(sp.length / 2)]} (${sp.join(",")}); p99 median ${p[Math.floor(p.length / 2)]} (${p.join(",")})`);
+  }
+} finally {
+  await sys?.stop();
+  await sink.close();
+  await db.end();
+  await database.drop();
+  await ctx.close();
+}
