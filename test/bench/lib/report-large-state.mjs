@@ -250,7 +250,7 @@ function largeRetention(a) {
     ]),
     `The pass removed ${fmt(t.removedTriggers)} triggers and ${fmt(t.removedExecutions)} executions (${fmt(t.partitions)} day partitions dropped), moved ${fmt(t.moved)} still-pending triggers out of them and left ${fmt(t.deferred)} partitions for a later pass; it took ${fmt(t.passS, 1, " s")}; ended before the window's last arrival: ${ended}.${control ? ` The difference is taken against the window right before the pass (the reads and operations between the first window and this one change the server's state); against the first window it is ${fmt(t.p99DeltaFirstMs, 0, " ms")}.` : ""}`,
     ...(Array.isArray(w.bySecond) && Number.isFinite(num(t.passFromS))
-      ? [`Worst lateness per due second with the pass (it ran from ${fmt(t.passFromS, 1, " s")} to ${fmt(t.passToS, 1, " s")}): ${bySecondText(w.bySecond)} ms; the slowest second right before it: ${ms(control ? slowest(control) : Number.NaN)}.`]
+      ? [`Worst lateness per due second with the pass (it ran from ${fmt(t.passFromS, 1, " s")} to ${fmt(t.passToS, 1, " s")}${Number.isFinite(num(t.detachAtS)) ? `; the old days were detached at ${fmt(t.detachAtS, 2, " s")}, holding their tables ${fmt(t.detachMs, 0, " ms")}` : ""}): ${bySecondText(w.bySecond)} ms; the slowest second right before it: ${ms(control ? slowest(control) : Number.NaN)}.`]
       : []),
   ];
 }

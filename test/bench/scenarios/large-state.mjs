@@ -290,8 +290,15 @@ async function measureState(ctx, size, services, large, log) {
         during: async (t0) => {
           await sleep(t0 + size.retentionAfterS * 1000 - Date.now());
           const started = Date.now();
-          const r = await prune(database.url, { olderThanDays: 30, pauseMs: 20, lockWaitMs: 30_000 });
-          return { ...r, startedAt: started, endedAt: Date.now(), t0 };
+          // when the old days were detached, and for how long their tables were held
+          const detach = { at: Number.NaN, ms: Number.NaN };
+          const log = (msg, meta) => {
+            if (msg !== "old days detached") return;
+            detach.ms = meta.ms;
+            detach.at = Date.now() - meta.ms;
+          };
+          const r = await prune(database.url, { olderThanDays: 30, pauseMs: 20, lockWaitMs: 30_000, log });
+          return { ...r, startedAt: started, endedAt: Date.now(), t0, detach };
         },
       };
       const w = await fireWindow(env, spec);
@@ -303,6 +310,9 @@ async function measureState(ctx, size, services, large, log) {
         /** when the pass ran, in seconds after the window's first due second */
         passFromS: (during.startedAt - during.t0) / 1000,
         passToS: (during.endedAt - during.t0) / 1000,
+        /** when the detach of the old days began, in seconds after the window's first due second, and how long it held their tables */
+        detachAtS: (during.detach.at - during.t0) / 1000,
+        detachMs: during.detach.ms,
         removedTriggers: during.triggers,
         removedExecutions: during.executions,
         partitions: during.partitions,
