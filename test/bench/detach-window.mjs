@@ -8,11 +8,12 @@
 // due second and the spike: the worst of the detach's second and the next,
 // less the median of the seconds away from it.
 // Usage: node test/bench/detach-window.mjs [REPS] [random,quiet]   (defaults 5, both)
-import { createDb, createProject, detachDays, waitForQuiet } from "@ttr/db";
+import { clientRunner, createDb, createProject, detachDays, waitForQuiet } from "@ttr/db";
 import { openBench } from "./lib/infra.mjs";
 import { seedLargeState } from "./lib/large-state-seed.mjs";
 import { startTtr } from "./lib/services.mjs";
 import { startSink } from "./lib/sink.mjs";
+import { sleep } from "./lib/stats.mjs";
 import { benchProject, pool } from "./lib/triggers.mjs";
 import { fireWindow } from "./scenarios/large-state.mjs";
 
@@ -24,7 +25,6 @@ const database = await ctx.database();
 const db = pool(database.url, 4);
 const sink = await startSink((reps * variants.length + 2) * 300 * seconds + 1000);
 const log = (m) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${m}`);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const DAY = 86_400_000;
 const dayOf = (ms) => new Date(ms).toISOString().slice(0, 10);
 let sys;
@@ -58,7 +58,7 @@ try {
         during: async (t0) => {
           await sleep(t0 + 4000 + Math.random() * 1000 - Date.now());
           const c = await db.connect();
-          const cr = { $queryRawUnsafe: (q, ...p) => c.query(q, p).then((x) => x.rows), $executeRawUnsafe: (q, ...p) => c.query(q, p).then((x) => x.rowCount) };
+          const cr = clientRunner(c);
           try {
             if (v === "quiet") await waitForQuiet(cr);
             at = Date.now() - t0;

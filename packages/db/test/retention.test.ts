@@ -4,7 +4,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
-import { clientRunner, createDb, createProject, detachDays, ensurePartitions as ensure, partitionBounds, prune, query, waitForQuiet } from "../src/index.js";
+import { clientRunner, createDb, createProject, detachDays, ensurePartitions as ensure, partitionBounds, prune, query, waitForQuiet, withPgClient } from "../src/index.js";
 import { sql } from "../src/sql.js";
 
 const DAY = 86_400_000;
@@ -196,6 +196,8 @@ describe("detaching old days", () => {
     const suffix = d.replaceAll("-", "");
     return { executionsTable: `executions_p${suffix}`, tagsTable: `trigger_tags_p${suffix}`, triggersTable: `triggers_p${suffix}` };
   };
+  /** A session of its own (withPgClient), closed afterwards. */
+  const withSession = (fn: (session: pg.Client) => Promise<void>) => withPgClient(tdb.url, fn, "ttr-test");
   const attached = async (table: string) => (await client.query("SELECT 1 FROM pg_inherits WHERE inhrelid = to_regclass($1)", [table])).rowCount === 1;
 
   it("detaches every day's three tables together when nothing holds them", async () => {
@@ -211,9 +213,7 @@ describe("detaching old days", () => {
   it("detaches at a quiet moment: not while another session runs a statement, unless it never ends", async () => {
     const d = day(-53);
     await ensurePartitions(client, new Date(), d);
-    const busy = new pg.Client({ connectionString: tdb.url });
-    await busy.connect();
-    try {
+    await withSession(async (busy) => {
       const sleeping = busy.query("SELECT pg_sleep(0.6)").then(() => Date.now());
       await new Promise((r) => setTimeout(r, 100));
       await detachDays(clientRunner(client), [tablesOf(d)]);
@@ -227,9 +227,7 @@ describe("detaching old days", () => {
       await waitForQuiet(clientRunner(client), 500);
       expect(Date.now() - started).toBeLessThan(1500);
       await long;
-    } finally {
-      await busy.end();
-    }
+    });
     for (const t of Object.values(tablesOf(d))) expect(await attached(t)).toBe(false);
     await client.query(`DROP TABLE ${Object.values(tablesOf(d)).join(", ")}`);
   });
@@ -237,18 +235,14 @@ describe("detaching old days", () => {
   it("waits for the tables only briefly: while a long read holds them, detaches one table at a time once it ends", async () => {
     const d = day(-52);
     await ensurePartitions(client, new Date(), d);
-    const reader = new pg.Client({ connectionString: tdb.url });
-    await reader.connect();
-    try {
+    await withSession(async (reader) => {
       await reader.query("BEGIN");
       await reader.query("SELECT count(*) FROM triggers");
       let fellBack!: () => void;
       const fallback = new Promise<void>((resolve) => {
         fellBack = resolve;
       });
-      const runner = new pg.Client({ connectionString: tdb.url });
-      await runner.connect();
-      try {
+      await withSession(async (runner) => {
         const started = Date.now();
         // (quiet: false: the open transaction is idle, not running; waiting for quiet is tested above)
         const detaching = detachDays(clientRunner(runner), [tablesOf(d)], { tries: 2, lockMs: 20, quiet: false, log: (msg) => msg.includes("one at a time") && fellBack() });
@@ -258,12 +252,8 @@ describe("detaching old days", () => {
         expect(await attached(tablesOf(d).triggersTable)).toBe(true);
         await reader.query("COMMIT");
         await detaching;
-      } finally {
-        await runner.end();
-      }
-    } finally {
-      await reader.end();
-    }
+      });
+    });
     for (const t of Object.values(tablesOf(d))) expect(await attached(t)).toBe(false);
     await client.query(`DROP TABLE ${Object.values(tablesOf(d)).join(", ")}`);
   });
