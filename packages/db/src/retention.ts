@@ -163,6 +163,7 @@ async function pass(db: SqlRunner, opts: PruneOptions): Promise<PruneResult> {
     log?.("another retention pass is running; skipped");
     return result;
   }
+  const steps = stepTimer();
   try {
     await finishInterruptedDetaches(db, log);
     await query(db, "retention_attempt_minutes", now);
@@ -181,10 +182,13 @@ async function pass(db: SqlRunner, opts: PruneOptions): Promise<PruneResult> {
     const oldest = (await listPartitions(db))[0];
     const firstNeeded = [oldest?.to ?? today, utcDay(cutoff)].sort()[1]!;
     await ensurePartitions(db, now, firstNeeded < today ? firstNeeded : today);
+    steps.end("prepare");
     const due = (await listPartitions(db)).filter((p) => p.to <= utcDay(cutoff));
     const announced = new Date();
     await query(db, "retention_set_cutoff", cutoff);
-    if (!(await settle(db, announced, opts.settleTimeoutMs ?? 30_000))) {
+    const settled = await settle(db, announced, opts.settleTimeoutMs ?? 30_000);
+    steps.end("settle");
+    if (!settled) {
       log?.("transactions older than the cutoff announcement are still open; nothing dropped this pass");
       result.deferred = due.length;
       return result;
@@ -195,13 +199,17 @@ async function pass(db: SqlRunner, opts: PruneOptions): Promise<PruneResult> {
       if (counted) ready.push({ part, ...counted });
       else result.deferred++;
     }
+    steps.end("move");
     await detachDays(db, ready.map((r) => r.part), { log });
+    steps.end("detach");
     // Detached, the tables are no longer read by anything that fires; each
     // is dropped on its own, so the work of removing them is spread out.
     for (const [i, table] of ready.flatMap((r) => tablesOf(r.part)).entries()) {
       if (i > 0) await sleep(DROP_PAUSE_MS);
       await db.$executeRawUnsafe(`DROP TABLE ${ident(table)}`);
     }
+    steps.end("drop");
+    if (ready.length > 0) log?.("retention pass steps", steps.ms);
     for (const { part, triggers, executions } of ready) {
       result.triggers += Math.round(triggers);
       result.executions += Math.round(executions);
@@ -212,6 +220,24 @@ async function pass(db: SqlRunner, opts: PruneOptions): Promise<PruneResult> {
   } finally {
     await query(db, "retention_unlock", RETENTION_LOCK_KEY).catch(() => {});
   }
+}
+
+/**
+ * Milliseconds spent in each step of a pass, in order: prepare (finish
+ * interrupted detaches, remove old per-minute counts, make missing days),
+ * settle, move (survivors out of the old days), detach, drop.
+ */
+function stepTimer() {
+  const ms: Record<string, number> = {};
+  let mark = Date.now();
+  return {
+    ms,
+    end(step: string) {
+      const t = Date.now();
+      ms[step] = t - mark;
+      mark = t;
+    },
+  };
 }
 
 async function lock(db: SqlRunner, waitMs: number): Promise<boolean> {

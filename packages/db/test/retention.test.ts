@@ -95,8 +95,13 @@ describe("prune", () => {
     // a younger day is left alone
     await seed(4, { partDay: day(-10), status: "completed", updatedAt: ago(10) }, { status: "complete", completedAt: ago(10) });
 
-    const r = await prune(tdb.url, { olderThanDays: 30 });
+    const said: Array<[string, Record<string, unknown> | undefined]> = [];
+    const r = await prune(tdb.url, { olderThanDays: 30, log: (msg, meta) => said.push([msg, meta]) });
     expect(r).toMatchObject({ triggers: 53, executions: 51, moved: 3, deferred: 0 });
+    // the pass says how long each of its steps took, in order
+    const steps = said.find(([msg]) => msg === "retention pass steps")?.[1] ?? {};
+    expect(Object.keys(steps)).toEqual(["prepare", "settle", "move", "detach", "drop"]);
+    for (const ms of Object.values(steps)) expect(ms).toBeGreaterThanOrEqual(0);
     expect(r.partitions).toBeGreaterThanOrEqual(1);
     expect(await exists(`triggers_p${old.replaceAll("-", "")}`)).toBe(false);
     expect(await exists(`executions_p${old.replaceAll("-", "")}`)).toBe(false);
@@ -113,7 +118,9 @@ describe("prune", () => {
     expect(await count("executions", "trigger_id = $1::uuid AND part_day = $2::date", [inQueue, day(0)])).toBe(1);
     expect(await count("triggers", "part_day = $1::date", [day(-10)])).toBe(4);
 
-    expect(await prune(tdb.url, { olderThanDays: 30 })).toMatchObject({ triggers: 0, executions: 0, partitions: 0 });
+    said.length = 0;
+    expect(await prune(tdb.url, { olderThanDays: 30, log: (msg, meta) => said.push([msg, meta]) })).toMatchObject({ triggers: 0, executions: 0, partitions: 0 });
+    expect(said.map(([msg]) => msg)).not.toContain("retention pass steps");
   });
 
   it("moves a survivor's tag rows with it and drops the day's tag rows with the day", async () => {

@@ -2,7 +2,9 @@
 // SQL (INSERT … SELECT … FROM generate_series, one statement per chunk, so
 // progress can be logged): pending one-shots due over the next 30 days,
 // completed one-shots with their one execution spread over the past 25 days
-// (inside retention), and history older than 40 days for a retention pass.
+// (inside retention), and history 38 to 31 days old for a 30-day retention
+// pass. Every day from the oldest row's to today has its partitions, as on a
+// ttr that ran through those days.
 // Rows are shaped as the services write them: a trigger and its execution
 // share part_day (the UTC day the trigger was created), ids are UUIDv7 of
 // the row's creation time, statuses and columns as promote_due,
@@ -15,9 +17,13 @@ import pg from "pg";
 const DAY_S = 86_400;
 /** history is created over the past 25 days, up to 10 minutes ago */
 export const HISTORY_DAYS = 25;
-/** old history (retention's work) is created 46 to 40 days ago */
-export const OLD_FROM_DAYS = 46;
-export const OLD_TO_DAYS = 40;
+/**
+ * old history (retention's work) is created 38 to 31 days ago: just past a
+ * 30-day cutoff, as a daily pass would find it after retention was switched
+ * on (or lowered) a week ago
+ */
+export const OLD_FROM_DAYS = 38;
+export const OLD_TO_DAYS = 31;
 /** pending triggers are due between 6 hours and 30 days from now: none fires during a run */
 const PENDING_FIRST_DUE_H = 6;
 
@@ -141,7 +147,7 @@ async function writeSet(client, set) {
 /**
  * Seeds the large state into a migrated database: `pending` registered
  * one-shots, `history` completed ones with one execution each, `old`
- * completed ones older than 40 days (1 in 1,000 of them still pending, which
+ * completed ones 38 to 31 days old (1 in 1,000 of them still pending, which
  * a retention pass must move rather than drop), each set split evenly between
  * the two projects; then VACUUM (ANALYZE), as autovacuum would have done.
  * @param {string} url
@@ -162,8 +168,11 @@ export async function seedLargeState(url, { projects, pending, history, old, log
     const historySpanS = HISTORY_DAYS * DAY_S - 600;
     const oldStart = new Date(now - OLD_FROM_DAYS * DAY_S * 1000);
     const oldSpanS = (OLD_FROM_DAYS - OLD_TO_DAYS) * DAY_S;
-    await client.query("SELECT ttr_ensure_partitions($1::date, $2::date)", [utcDay(historyStart.getTime()), utcDay(now)]);
-    if (old > 0) await client.query("SELECT ttr_ensure_partitions($1::date, $2::date)", [utcDay(oldStart.getTime()), utcDay(oldStart.getTime() + oldSpanS * 1000)]);
+    // Partitions for every day from the oldest row's to today: a pass finds
+    // no day missing after its cutoff and makes none (DDL that every
+    // connection would pay for by planning its statements again).
+    const firstDay = old > 0 ? oldStart : historyStart;
+    await client.query("SELECT ttr_ensure_partitions($1::date, $2::date)", [utcDay(firstDay.getTime()), utcDay(now)]);
 
     const common = { projects, log };
     const h = await writeSet(client, { ...common, label: "history", count: history, chunk: 500_000, start: historyStart, spanS: historySpanS, pendingEvery: 0, keyPrefix: "order-" });

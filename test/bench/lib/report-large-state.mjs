@@ -252,15 +252,26 @@ function largeRetention(a) {
     ...(Array.isArray(w.bySecond) && Number.isFinite(num(t.passFromS))
       ? [`Worst lateness per due second with the pass (it ran from ${fmt(t.passFromS, 1, " s")} to ${fmt(t.passToS, 1, " s")}${Number.isFinite(num(t.detachAtS)) ? `; the old days were detached at ${fmt(t.detachAtS, 2, " s")}, holding their tables ${fmt(t.detachMs, 0, " ms")}` : ""}): ${bySecondText(w.bySecond)} ms; the slowest second right before it: ${ms(control ? slowest(control) : Number.NaN)}.`]
       : []),
+    ...(Array.isArray(t.steps) && t.steps.length > 0
+      ? [`The pass's steps (began at, took): ${t.steps.map((x) => `${x.step} ${fmt(x.atS, 2, " s")}, ${fmt(x.ms, 0, " ms")}`).join("; ")}.`]
+      : []),
   ];
 }
+
+/** How old the retention pass's rows were: runs before the sizes recorded it seeded them 46 to 40 days ago, with no day partitions between them and the recent history. */
+const oldDays = (z) => {
+  const [from, to] = Array.isArray(z.retentionDaysAgo) ? z.retentionDaysAgo : [46, 40];
+  return Array.isArray(z.retentionDaysAgo)
+    ? `${from} to ${to} days old, with a partition for every day since`
+    : `${from} to ${to} days old, with no partitions for the days between them and the recent history`;
+};
 
 export function largeState(r) {
   const a = r.agg;
   const z = a.sizes ?? {};
   const s = a.seed;
   return [
-    `The same measurements on two fresh databases: empty, and large: ${fmt(z.pending)} pending one-shots due over the next 30 days and ${fmt(z.history)} completed ones with one execution each over the past 25 days, half in the firing project and half in another, plus ${fmt(z.retention)} completed ones older than 40 days for the retention pass (1 in 1,000 still pending). The scheduler's hourly retention is off (the pass below runs at a known moment). Firing windows as in steady (${fmt(z.seconds)} s each after a 5-s warm-up); scheduler ticks from its \`ttr_scheduler_tick_duration_seconds\` histogram over each window (bounds at 100, 200 and 250 ms, among others), so the longest tick is known only as the bound of the highest bucket that gained one.`,
+    `The same measurements on two fresh databases: empty, and large: ${fmt(z.pending)} pending one-shots due over the next 30 days and ${fmt(z.history)} completed ones with one execution each over the past 25 days, half in the firing project and half in another, plus ${fmt(z.retention)} completed ones ${oldDays(z)} for the retention pass (1 in 1,000 still pending). The scheduler's hourly retention is off (the pass below runs at a known moment). Firing windows as in steady (${fmt(z.seconds)} s each after a 5-s warm-up); scheduler ticks from its \`ttr_scheduler_tick_duration_seconds\` histogram over each window (bounds at 100, 200 and 250 ms, among others), so the longest tick is known only as the bound of the highest bucket that gained one.`,
     ...(s ? [`Seeding the large database took ${fmt(s.totalS, 0, " s")} (history ${fmt(s.historyS, 0, " s")}, pending ${fmt(s.pendingS, 0, " s")}, old rows ${fmt(s.oldS, 0, " s")}, VACUUM ANALYZE ${fmt(s.vacuumS, 0, " s")}; ${fmt(s.rows)} rows), then ${fmt(s.settleS, 0, " s")} waiting for a checkpoint so that its writes are not flushed during the windows.`] : []),
     largeFiring(a),
     ...largeFiringSeconds(a),

@@ -17,12 +17,12 @@
 //   the API key (cancel by id, by custom key and by tag, /declare); these
 //   requests are in lib/large-state-ops.mjs.
 // On the large state also a retention pass (prune from @ttr/db, 30 days)
-// over TTR_BENCH_RETENTION more completed rows older than 40 days, started
+// over TTR_BENCH_RETENTION more completed rows 38 to 31 days old, started
 // 5 s into a window of steady firing at 300/s, beside a window of the same
 // rate right before it. The scheduler's own hourly
 // retention is off (TTR_RETENTION_DAYS=0) so that the pass runs only then.
 import { createDb, createProject, prune } from "@ttr/db";
-import { seedLargeState, seedOpTargets, seedPolicies } from "../lib/large-state-seed.mjs";
+import { OLD_FROM_DAYS, OLD_TO_DAYS, seedLargeState, seedOpTargets, seedPolicies } from "../lib/large-state-seed.mjs";
 import { cpuMeter, machineCpuMs, serverGroups } from "../lib/procstat.mjs";
 import { startTtr, ttrGroups } from "../lib/services.mjs";
 import { apiOps, dashboardReads, scheduleLatency } from "../lib/large-state-ops.mjs";
@@ -208,6 +208,16 @@ export async function fireWindow(env, w) {
   return out;
 }
 
+/** The pass's step durations (ms, in order) as [{step, atS, ms}], atS counted from `fromS`. */
+function passSteps(ms, fromS) {
+  let at = fromS;
+  return Object.entries(ms).map(([step, d]) => {
+    const s = { step, atS: Math.round(at * 100) / 100, ms: d };
+    at += d / 1000;
+    return s;
+  });
+}
+
 /** The worst lateness (ms, rounded) among the triggers due in each second of a window; null for a second with one missing. */
 function worstPerSecond(sink, from, count, rate, t0) {
   const worst = [];
@@ -292,13 +302,16 @@ async function measureState(ctx, size, services, large, log) {
           const started = Date.now();
           // when the old days were detached, and for how long their tables were held
           const detach = { at: Number.NaN, ms: Number.NaN };
+          /** the pass's steps in order, each with the ms it took (the pass logs them as it ends) */
+          let steps = {};
           const log = (msg, meta) => {
+            if (msg === "retention pass steps") steps = meta;
             if (msg !== "old days detached") return;
             detach.ms = meta.ms;
             detach.at = Date.now() - meta.ms;
           };
           const r = await prune(database.url, { olderThanDays: 30, pauseMs: 20, lockWaitMs: 30_000, log });
-          return { ...r, startedAt: started, endedAt: Date.now(), t0, detach };
+          return { ...r, startedAt: started, endedAt: Date.now(), t0, detach, steps };
         },
       };
       const w = await fireWindow(env, spec);
@@ -313,6 +326,8 @@ async function measureState(ctx, size, services, large, log) {
         /** when the detach of the old days began, in seconds after the window's first due second, and how long it held their tables */
         detachAtS: (during.detach.at - during.t0) / 1000,
         detachMs: during.detach.ms,
+        /** each step of the pass: when it began (s after the window's first due second) and how long it took (ms) */
+        steps: passSteps(during.steps, (during.startedAt - during.t0) / 1000),
         removedTriggers: during.triggers,
         removedExecutions: during.executions,
         partitions: during.partitions,
@@ -349,7 +364,7 @@ export async function largeStateOnce(ctx, opts) {
   log("large-state: large database");
   const { seed, retention, ...large } = await measureState(ctx, size, services, true, (m) => log(`  large: ${m}`));
   return {
-    sizes: { pending: size.pending, history: size.history, retention: size.retention, seconds: size.seconds, scheduleRate: size.scheduleRate, reads: size.reads },
+    sizes: { pending: size.pending, history: size.history, retention: size.retention, retentionDaysAgo: [OLD_FROM_DAYS, OLD_TO_DAYS], seconds: size.seconds, scheduleRate: size.scheduleRate, reads: size.reads },
     seed,
     empty,
     large,
