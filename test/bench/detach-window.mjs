@@ -8,39 +8,17 @@
 // due second and the spike: the worst of the detach's second and the next,
 // less the median of the seconds away from it.
 // Usage: node test/bench/detach-window.mjs [REPS] [random,quiet]   (defaults 5, both)
-import { clientRunner, createDb, createProject, detachDays, waitForQuiet } from "@ttr/db";
-import { openBench } from "./lib/infra.mjs";
-import { seedLargeState } from "./lib/large-state-seed.mjs";
-import { startTtr } from "./lib/services.mjs";
-import { startSink } from "./lib/sink.mjs";
+import { clientRunner, detachDays, waitForQuiet } from "@ttr/db";
 import { sleep } from "./lib/stats.mjs";
-import { benchProject, pool } from "./lib/triggers.mjs";
-import { fireWindow } from "./scenarios/large-state.mjs";
+import { log, summarize, windowBench } from "./lib/window-bench.mjs";
 
 const reps = Number(process.argv[2] ?? 5);
 const variants = (process.argv[3] ?? "random,quiet").split(",");
 const seconds = 8;
-const ctx = await openBench({ log: () => {} });
-const database = await ctx.database();
-const db = pool(database.url, 4);
-const sink = await startSink((reps * variants.length + 2) * 300 * seconds + 1000);
-const log = (m) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${m}`);
 const DAY = 86_400_000;
 const dayOf = (ms) => new Date(ms).toISOString().slice(0, 10);
-let sys;
 const results = Object.fromEntries(variants.map((v) => [v, []]));
-try {
-  const { projectId } = await benchProject(database.url);
-  const admin = createDb(database.url, { max: 1, applicationName: "ttr-bench" });
-  const other = await createProject(admin, "history", 1_000_000_000).finally(() => admin.$disconnect());
-  await seedLargeState(database.url, { projects: [projectId, other.projectId], pending: 50_000, history: 300_000, old: 0 });
-  await db.query("CHECKPOINT");
-  sys = await startTtr(database, ctx.redisUrl, { schedulerEnv: { TTR_RETENTION_DAYS: "0" } });
-  const env = { db, sys, sink, projectId, warmIds: { next: 10_000_000 } };
-  let from = 0;
-  const w0 = await fireWindow(env, { rate: 300, seconds, warmupSeconds: 5, from });
-  from += 300 * seconds;
-  log(`warm window p99 ${w0.lateness.p99}`);
+await windowBench(reps * variants.length * 300 * seconds, async ({ db, fire }) => {
   for (let r = 0; r < reps; r++) {
     for (const v of variants) {
       const first = dayOf(Date.now() - 60 * DAY);
@@ -53,8 +31,8 @@ try {
       }
       let at = 0;
       let ms = 0;
-      const spec = {
-        rate: 300, seconds, warmupSeconds: 5, from,
+      const w = await fire({
+        seconds,
         during: async (t0) => {
           await sleep(t0 + 4000 + Math.random() * 1000 - Date.now());
           const c = await db.connect();
@@ -64,13 +42,18 @@ try {
             at = Date.now() - t0;
             await detachDays(cr, days, { quiet: false });
             ms = Date.now() - t0 - at;
-            for (const d of days) for (const t of [d.executionsTable, d.tagsTable, d.triggersTable]) { await sleep(100); await c.query(`DROP TABLE ${t}`); }
-          } finally { c.release(); }
+            for (const d of days) {
+              for (const t of [d.executionsTable, d.tagsTable, d.triggersTable]) {
+                await sleep(100);
+                await c.query(`DROP TABLE ${t}`);
+              }
+            }
+          } finally {
+            c.release();
+          }
           return {};
         },
-      };
-      const w = await fireWindow(env, spec);
-      from += 300 * seconds;
+      });
       const s = w.bySecond;
       const sec = Math.floor(at / 1000);
       const spike = Math.max(...s.slice(sec, sec + 2));
@@ -80,15 +63,5 @@ try {
       log(`${v.padEnd(9)} rep ${r}: p99 ${w.lateness.p99} detach at ${at} ms for ${ms} ms; worst ${s.join(",")}; spike +${spike - base}`);
     }
   }
-  for (const v of variants) {
-    const sp = results[v].map((x) => x.spike).sort((a, b) => a - b);
-    const p = results[v].map((x) => x.p99).sort((a, b) => a - b);
-    log(`${v}: spike median ${sp[Math.floor(sp.length / 2)]} (${sp.join(",")}); p99 median ${p[Math.floor(p.length / 2)]} (${p.join(",")})`);
-  }
-} finally {
-  await sys?.stop();
-  await sink.close();
-  await db.end();
-  await database.drop();
-  await ctx.close();
-}
+});
+summarize(results);

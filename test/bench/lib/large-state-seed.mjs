@@ -147,14 +147,14 @@ async function writeSet(client, set) {
 /**
  * Seeds the large state into a migrated database: `pending` registered
  * one-shots, `history` completed ones with one execution each, `old`
- * completed ones 38 to 31 days old (1 in 1,000 of them still pending, which
+ * completed ones `oldDaysAgo` days old (38 to 31; 1 in 1,000 of them still pending, which
  * a retention pass must move rather than drop), each set split evenly between
  * the two projects; then VACUUM (ANALYZE), as autovacuum would have done.
  * @param {string} url
- * @param {{projects: [string, string], pending: number, history: number, old: number, log?: (m: string) => void}} opts
+ * @param {{projects: [string, string], pending: number, history: number, old: number, oldDaysAgo?: [number, number], log?: (m: string) => void}} opts
  * @returns {Promise<{historyS: number, pendingS: number, oldS: number, vacuumS: number, totalS: number, rows: number}>}
  */
-export async function seedLargeState(url, { projects, pending, history, old, log }) {
+export async function seedLargeState(url, { projects, pending, history, old, oldDaysAgo = [OLD_FROM_DAYS, OLD_TO_DAYS], log }) {
   const client = new pg.Client({ connectionString: url, application_name: "ttr-bench-seed" });
   await client.connect();
   const started = Date.now();
@@ -166,8 +166,9 @@ export async function seedLargeState(url, { projects, pending, history, old, log
     const now = Date.now();
     const historyStart = new Date(now - HISTORY_DAYS * DAY_S * 1000);
     const historySpanS = HISTORY_DAYS * DAY_S - 600;
-    const oldStart = new Date(now - OLD_FROM_DAYS * DAY_S * 1000);
-    const oldSpanS = (OLD_FROM_DAYS - OLD_TO_DAYS) * DAY_S;
+    const [oldFrom, oldTo] = oldDaysAgo;
+    const oldStart = new Date(now - oldFrom * DAY_S * 1000);
+    const oldSpanS = (oldFrom - oldTo) * DAY_S;
     // Partitions for every day from the oldest row's to today: a pass finds
     // no day missing after its cutoff and makes none (DDL that every
     // connection would pay for by planning its statements again).
