@@ -12,7 +12,7 @@ import { finishValues, promote, sql, startValues, withBenchDatabase } from "./li
 import { insertTriggers } from "./lib/triggers.mjs";
 
 /** What the bench's target answers, as the executor records it. */
-const RESPONSE_HEADERS = JSON.stringify({ "content-type": "text/plain", "content-length": "2", date: new Date().toUTCString(), connection: "keep-alive", "keep-alive": "timeout=5" });
+export const RESPONSE_HEADERS = JSON.stringify({ "content-type": "text/plain", "content-length": "2", date: new Date().toUTCString(), connection: "keep-alive", "keep-alive": "timeout=5" });
 
 /** Every relation (heap, TOAST, each index) of the tables that hold history, with partitions folded into their parent's name. */
 const RELATIONS = `
@@ -82,10 +82,18 @@ async function fire(client, projectId, { from, count, batch = 500 }) {
   }
 }
 
-export function storage(ctx, n = 20_000, history = 0) {
+/**
+ * Measures on a fresh database. `layout` replaces how triggers are fired
+ * (`fire(client, projectId, {from, count})`, after `prepare(client)`), to
+ * measure a row layout ttr does not have (floor.mjs); by default ttr's own
+ * statements.
+ */
+export function storage(ctx, n = 20_000, history = 0, layout = {}) {
+  const fireChunk = layout.fire ?? fire;
   return withBenchDatabase(ctx, async ({ client, projectId }) => {
+    await layout.prepare?.(client);
     if (history > 0) {
-      await fire(client, projectId, { from: 0, count: history });
+      await fireChunk(client, projectId, { from: 0, count: history });
       await client.query("VACUUM ANALYZE triggers, executions");
       await client.query("CHECKPOINT").catch(() => {});
     }
@@ -97,7 +105,7 @@ export function storage(ctx, n = 20_000, history = 0) {
     // remains is what history costs.
     const chunk = 2000;
     for (let done = 0; done < n; done += chunk) {
-      await fire(client, projectId, { from: history + done, count: Math.min(chunk, n - done) });
+      await fireChunk(client, projectId, { from: history + done, count: Math.min(chunk, n - done) });
       await client.query("VACUUM triggers, executions");
     }
     const wal = (await client.query("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1)::float8 AS b", [lsn0])).rows[0].b;
