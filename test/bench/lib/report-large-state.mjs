@@ -259,12 +259,10 @@ function largeRetention(a) {
 }
 
 /** How old the retention pass's rows were: runs before the sizes recorded it seeded them 46 to 40 days ago, with no day partitions between them and the recent history. */
-const oldDays = (z) => {
-  const [from, to] = Array.isArray(z.retentionDaysAgo) ? z.retentionDaysAgo : [46, 40];
-  return Array.isArray(z.retentionDaysAgo)
-    ? `${from} to ${to} days old, with a partition for every day since`
-    : `${from} to ${to} days old, with no partitions for the days between them and the recent history`;
-};
+const oldDays = (z) =>
+  Array.isArray(z.retentionDaysAgo)
+    ? `${z.retentionDaysAgo[0]} to ${z.retentionDaysAgo[1]} days old, with a partition for every day since`
+    : "46 to 40 days old, with no partitions for the days between them and the recent history";
 
 export function largeState(r) {
   const a = r.agg;

@@ -314,10 +314,12 @@ async function measureState(ctx, size, services, large, log) {
           /** the pass's steps in order, each with the ms it took (the pass logs them as it ends) */
           let steps = {};
           const log = (msg, meta) => {
-            if (msg === "retention pass steps") steps = meta;
-            if (msg !== "old days detached") return;
-            detach.ms = meta.ms;
-            detach.at = Date.now() - meta.ms;
+            if (msg === "retention pass steps") {
+              steps = meta;
+            } else if (msg === "old days detached") {
+              detach.ms = meta.ms;
+              detach.at = Date.now() - meta.ms;
+            }
           };
           const r = await prune(database.url, { olderThanDays: 30, pauseMs: 20, lockWaitMs: 30_000, log });
           return { ...r, startedAt: started, endedAt: Date.now(), t0, detach, steps };
