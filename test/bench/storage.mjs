@@ -69,7 +69,7 @@ async function startAndFinish(client, refs, size) {
   }
 }
 
-async function fire(client, projectId, { from, count, batch = 500 }) {
+export async function fireTtr(client, projectId, { from, count, batch = 500 }) {
   const due = Math.floor(Date.now() / 1000) * 1000 - 1000;
   await insertTriggers(client, projectId, { from, count, sinkBase: "http://127.0.0.1:40000", dueAt: () => due, idBase: 1e9 });
   const now = new Date();
@@ -89,7 +89,7 @@ async function fire(client, projectId, { from, count, batch = 500 }) {
  * statements.
  */
 export function storage(ctx, n = 20_000, history = 0, layout = {}) {
-  const fireChunk = layout.fire ?? fire;
+  const fireChunk = layout.fire ?? fireTtr;
   return withBenchDatabase(ctx, async ({ client, projectId }) => {
     await layout.prepare?.(client);
     if (history > 0) {

@@ -1,7 +1,9 @@
-// What a fired one-shot writes to the WAL, by record type: runs storage.mjs's
-// firing on a PostgreSQL server of your own and reads the WAL it wrote with
-// `pg_waldump --stats=record`, so that each change to a row or an index can
-// be counted per fire (docs/storage.md, what a fire writes).
+// What a fired one-shot writes to the WAL, by record type and by relation:
+// runs storage.mjs's firing on a PostgreSQL server of your own and reads the
+// WAL it wrote with `pg_waldump` (`--stats=record`, and each record's first
+// block, named after the table or index it belongs to), so that each change
+// to a row or an index can be counted per fire (docs/storage.md, what a
+// fire writes).
 //
 // It needs the server's data directory (pg_waldump reads the WAL files) and
 // no other traffic on that server while it runs, so not the machine's
@@ -20,7 +22,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { openBench } from "./lib/infra.mjs";
-import { storage } from "./storage.mjs";
+import { fireTtr, storage } from "./storage.mjs";
 
 /** pg_waldump of the server's major version: Debian's, else the one on PATH. */
 function waldump(version) {
@@ -40,6 +42,45 @@ function recordStats(bin, walDir, from, to) {
   return rows;
 }
 
+/**
+ * ttr's relations in the current database by their file: "index <name>"
+ * for indexes, partitions under their parent's name, TOAST as "toast".
+ */
+const FILES = `
+SELECT c.relfilenode::text AS file,
+       CASE WHEN c.relkind IN ('i', 'I') THEN 'index ' || coalesce(pi.relname, c.relname)
+            WHEN c.relkind = 't' THEN 'toast' ELSE coalesce(pt.relname, c.relname) END AS name
+FROM pg_class c
+LEFT JOIN pg_inherits ih ON ih.inhrelid = c.oid
+LEFT JOIN pg_class pt ON pt.oid = ih.inhparent AND c.relkind = 'r'
+LEFT JOIN pg_class pi ON pi.oid = ih.inhparent AND c.relkind = 'i'
+JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relfilenode <> 0
+  AND (n.nspname = current_schema() OR c.oid IN (SELECT t.reltoastrelid FROM pg_class t JOIN pg_namespace tn ON tn.oid = t.relnamespace WHERE tn.nspname = current_schema()))`;
+
+/**
+ * Bytes and records between two LSNs by relation and record type: each
+ * record counts for the relation of its first block (an UPDATE that moves
+ * a row names the new page first), "(other)" for any other relation
+ * (PostgreSQL's catalogs, as the test database is created), or "(none)".
+ */
+function byRelation(bin, walDir, from, to, names) {
+  const out = execFileSync(bin, ["-p", walDir, "-s", from, "-e", to], { encoding: "utf8", maxBuffer: 4e9 });
+  const rows = new Map();
+  for (const line of out.split("\n")) {
+    const m = line.match(/^rmgr: (\S+)\s+len \(rec\/tot\):\s+\d+\/\s*(\d+).*?desc: (\S+)/);
+    if (!m) continue;
+    const block = line.match(/blkref #0: rel \d+\/\d+\/(\d+)/);
+    const relation = block ? (names.get(block[1]) ?? "(other)") : "(none)";
+    const key = `${relation}\t${m[1]} ${m[3]}`;
+    const row = rows.get(key) ?? { relation, type: `${m[1]} ${m[3]}`, count: 0, bytes: 0 };
+    row.count += 1;
+    row.bytes += Number(m[2]);
+    rows.set(key, row);
+  }
+  return [...rows.values()];
+}
+
 const [url, dataDir, nArg] = process.argv.slice(2);
 if (!url || !dataDir || !existsSync(path.join(dataDir, "pg_wal"))) {
   console.error("usage: node test/bench/wal-records.mjs <server URL> <data directory> [N]  (see the comment at the top)");
@@ -55,7 +96,13 @@ try {
   // same span, which also holds the test database's creation (a few
   // hundred full-page images of the catalog, shown as XLOG/FPI).
   const from = (await admin.query("SELECT pg_current_wal_lsn() AS l")).rows[0].l;
-  const r = await storage(ctx, n, 0);
+  // the test database is dropped at the end: its files are named while it is there
+  const names = new Map();
+  const fire = async (client, projectId, chunk) => {
+    await fireTtr(client, projectId, chunk);
+    for (const row of (await client.query(FILES)).rows) names.set(row.file, row.name);
+  };
+  const r = await storage(ctx, n, 0, { fire });
   await admin.query("SELECT pg_switch_wal()");
   const to = (await admin.query("SELECT pg_current_wal_lsn() AS l")).rows[0].l;
   console.log(`Per fired one-shot, ${n} fired: WAL ${r.walPerFire.toFixed(0)} B, live ${r.livePerFire.toFixed(0)} B\n`);
@@ -64,7 +111,19 @@ try {
   for (const row of rows.filter((x) => x.bytes / n >= 5)) {
     console.log(`| ${row.type} | ${(row.count / n).toFixed(2)} | ${(row.bytes / n).toFixed(0)} | ${(row.fpiBytes / n).toFixed(0)} |`);
   }
-  console.log("\n(record types under 5 B per fire left out)");
+  console.log("\n(record types under 5 B per fire left out)\n");
+  const detail = byRelation(waldump(version), path.join(dataDir, "pg_wal"), from, to, names);
+  const total = new Map();
+  for (const row of detail) total.set(row.relation, (total.get(row.relation) ?? 0) + row.bytes);
+  console.log("| relation | bytes per fire | of which (record type: records, bytes per fire) |\n|---|---|---|");
+  for (const [relation, bytes] of [...total].sort((a, b) => b[1] - a[1]).filter(([, b]) => b / n >= 5)) {
+    const parts = detail
+      .filter((row) => row.relation === relation && row.bytes / n >= 5)
+      .sort((a, b) => b.bytes - a.bytes)
+      .map((row) => `${row.type}: ${(row.count / n).toFixed(2)}, ${(row.bytes / n).toFixed(0)} B`);
+    console.log(`| ${relation} | ${(bytes / n).toFixed(0)} | ${parts.join("; ")} |`);
+  }
+  console.log("\n(relations and record types under 5 B per fire left out)");
 } finally {
   await ctx.close();
   await admin.end();
