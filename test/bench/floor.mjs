@@ -7,21 +7,15 @@
 //   started versions, so nothing to recover a lost attempt from);
 // - merged: as once, but the response is kept on the trigger row (columns
 //   added for the run) and there is no execution row.
-// - derived: ttr's statements, except that an attempt's start updates only
-//   its trigger (to running, with the start, timeout and deadline on the
-//   trigger row, and the lost-attempt index on triggers instead of
-//   executions): the execution goes from planned to complete, and reads as
-//   started meanwhile.
 // What these give is the least any layout that keeps the request and the
 // response can reach (test/bench/HISTORY.md, entry 75).
-// Usage: node test/bench/floor.mjs [N] [current,derived,once,merged]   (defaults 20000, all four)
+// Usage: node test/bench/floor.mjs [N] [current,once,merged]   (defaults 20000, all three)
 import { openBench } from "./lib/infra.mjs";
-import { finishValues, promote, sql, startValues } from "./lib/statements.mjs";
 import { insertTriggers } from "./lib/triggers.mjs";
 import { RESPONSE_HEADERS, storage } from "./storage.mjs";
 
 const n = Number(process.argv[2] ?? 20_000);
-const names = (process.argv[3] ?? "current,derived,once,merged").split(",");
+const names = (process.argv[3] ?? "current,once,merged").split(",");
 
 /** Inserts the chunk's triggers, due a second ago, then ends them 100 at a time with `end(client, ids, day)`. */
 const firing = (end) => async (client, projectId, { from, count }) => {
@@ -34,44 +28,8 @@ const firing = (end) => async (client, projectId, { from, count }) => {
   }
 };
 
-/**
- * start_attempts without its write to the execution: only the trigger is
- * updated, to running, and carries the attempt's start, timeout and
- * deadline (the execution reads as started while it is planned and its
- * trigger runs it).
- */
-const START_ON_TRIGGER = `
-UPDATE triggers t SET status = 'running', updated_at = clock_timestamp(), run_started_at = clock_timestamp(), run_timeout_seconds = $3::int,
-       run_reap_after = clock_timestamp() + make_interval(secs => $3::int + $4::int)
-FROM executions e
-WHERE e.id = ANY ($1::uuid[]) AND e.part_day = $2::date AND e.status = 'planned'
-  AND t.id = e.trigger_id AND t.part_day = $2::date AND t.status IN ('queued', 'retrying') AND t.attempts = e.attempt_number`;
-
 const layouts = {
   current: {},
-  derived: {
-    prepare: async (client) => {
-      await client.query("ALTER TABLE triggers ADD COLUMN run_started_at timestamptz(3), ADD COLUMN run_timeout_seconds int, ADD COLUMN run_reap_after timestamptz(3)");
-      await client.query("CREATE INDEX triggers_running_reap_idx ON triggers (run_reap_after) WHERE status = 'running'");
-      await client.query("DROP INDEX executions_reap_idx");
-    },
-    fire: async (client, projectId, { from, count, batch = 500 }) => {
-      const due = Math.floor(Date.now() / 1000) * 1000 - 1000;
-      await insertTriggers(client, projectId, { from, count, sinkBase: "http://127.0.0.1:40000", dueAt: () => due, idBase: 1e9 });
-      const finish = sql("finish_attempts").replace("e.status::text = 'started'", "e.status::text = 'planned'");
-      for (;;) {
-        await client.query("BEGIN");
-        const promoted = await promote(client, new Date(), batch);
-        await client.query("COMMIT");
-        for (let i = 0; i < promoted.length; i += 100) {
-          const chunk = promoted.slice(i, i + 100);
-          await client.query(START_ON_TRIGGER, startValues(chunk));
-          await client.query(finish, finishValues(chunk, RESPONSE_HEADERS));
-        }
-        if (promoted.length < batch) return;
-      }
-    },
-  },
   once: {
     fire: firing(async (client, ids, day) => {
       await client.query("UPDATE triggers SET status = 'completed', attempts = 1, updated_at = clock_timestamp() WHERE id = ANY($1::uuid[]) AND part_day = $2", [ids, day]);

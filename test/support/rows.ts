@@ -47,17 +47,22 @@ export async function setTriggerStatus(db: Db, id: string, status: string): Prom
   await db.$executeRawUnsafe(`UPDATE triggers SET status = $2::trigger_status WHERE id = $1::uuid`, id, status);
 }
 
-/** An execution as the dashboard returns it, plus the timeout fixed at its start. */
+/** An execution as the dashboard returns it (a started one as started), plus the timeout fixed at its start. */
 export type StoredExecution = Omit<ExecutionRow, "triggerId" | "createdAt"> & { timeoutSeconds: number | null };
 
 export async function executionsOf(db: Db, triggerId: string): Promise<StoredExecution[]> {
   return db.$queryRawUnsafe<StoredExecution[]>(
-    `SELECT id::text, attempt_number AS "attemptNumber", triggered_by::text AS "triggeredBy", status::text AS status,
-            planned_at AS "plannedAt", started_at AS "startedAt", completed_at AS "completedAt",
-            response_status AS "responseStatus", response_headers AS "responseHeaders", response_body AS "responseBody",
-            response_size AS "responseSize", error_message AS "errorMessage", is_dead_letter AS "isDeadLetter",
-            timeout_seconds AS "timeoutSeconds"
-     FROM executions WHERE trigger_id = $1::uuid ORDER BY attempt_number`,
+    `SELECT e.id::text, e.attempt_number AS "attemptNumber", e.triggered_by::text AS "triggeredBy",
+            CASE WHEN t.id IS NOT NULL THEN 'started' ELSE e.status::text END AS status,
+            e.planned_at AS "plannedAt", COALESCE(e.started_at, t.attempt_started_at) AS "startedAt", e.completed_at AS "completedAt",
+            e.response_status AS "responseStatus", e.response_headers AS "responseHeaders", e.response_body AS "responseBody",
+            e.response_size AS "responseSize", e.error_message AS "errorMessage", e.is_dead_letter AS "isDeadLetter",
+            COALESCE(e.timeout_seconds, t.attempt_timeout_seconds) AS "timeoutSeconds"
+     FROM executions e
+     -- a started attempt is stored as planned while its trigger runs it (docs/storage.md)
+     LEFT JOIN triggers t ON e.status = 'planned' AND t.id = e.trigger_id AND t.part_day = e.part_day
+                         AND t.status = 'running' AND t.attempts = e.attempt_number
+     WHERE e.trigger_id = $1::uuid ORDER BY e.attempt_number`,
     triggerId,
   );
 }

@@ -62,6 +62,10 @@ export const HAND_MADE_INDEXES = [
     sql: `CREATE INDEX "executions_reap_idx" ON "executions"("reap_after") WHERE "status" = 'started'`,
   },
   {
+    name: "triggers_lost_idx",
+    sql: `CREATE INDEX "triggers_lost_idx" ON "triggers"("attempt_reap_after") WHERE "status" = 'running'`,
+  },
+  {
     name: "executions_project_in_queue_idx",
     sql: `CREATE INDEX "executions_project_in_queue_idx" ON "executions"("project_id", "planned_at") WHERE "status" = 'planned' AND "dispatched_at" IS NOT NULL`,
   },

@@ -1,6 +1,11 @@
 -- Record the outcomes of many attempts in one statement (docs/concepts.md,
 -- states): execution started → complete; trigger running → completed, or
 -- → retrying with its next attempt planned at failure time plus delay.
+-- A started attempt is stored as a `planned` execution whose trigger is
+-- running on that attempt number, with the start on the trigger
+-- (start_attempts.sql); the execution takes the start time and timeout
+-- from its trigger as it completes. One stored as `started` (from before
+-- starts were recorded that way) is finished the same.
 -- Params: parallel arrays, one entry per attempt: $1 execution ids,
 -- $2 completed_at, $3 response_status, $4 response_headers (jsonb text),
 -- $5 response_body, $6 response_size, $7 error_message, $8 is_dead_letter,
@@ -22,16 +27,19 @@ WITH outcome AS (
   UPDATE executions e
   SET status = 'complete', completed_at = o.completed_at, response_status = o.response_status,
       response_headers = o.response_headers::jsonb, response_body = o.response_body,
-      response_size = o.response_size, error_message = o.error_message, is_dead_letter = o.is_dead_letter
-  FROM outcome o
-  -- The outcomes drive: one primary-key lookup per attempt, and then one
-  -- per trigger (trig), so the cost follows the batch whatever the planner
-  -- believes of the day's rows. status is compared as text so that no
-  -- partial index on status offers another way in: without statistics (a
-  -- fresh day, a burst) the planner took the started executions first and
-  -- read the whole unnest again for each of them, 40,000 row pairs for 200
-  -- attempts (docs/storage.md).
-  WHERE e.id = o.id AND e.part_day = $10::date AND e.status::text = 'started'
+      response_size = o.response_size, error_message = o.error_message, is_dead_letter = o.is_dead_letter,
+      started_at = COALESCE(e.started_at, r.attempt_started_at), timeout_seconds = COALESCE(e.timeout_seconds, r.attempt_timeout_seconds)
+  FROM outcome o, triggers r
+  -- The outcomes drive: one primary-key lookup per attempt and one for its
+  -- trigger, and then one per trigger again (trig), so the cost follows the
+  -- batch whatever the planner believes of the day's rows. status is
+  -- compared as text so that no partial index on status offers another way
+  -- in: without statistics (a fresh day, a burst) the planner took the
+  -- started executions first and read the whole unnest again for each of
+  -- them, 40,000 row pairs for 200 attempts (docs/storage.md).
+  WHERE e.id = o.id AND e.part_day = $10::date AND r.id = e.trigger_id AND r.part_day = $10::date
+    AND (e.status::text = 'started'
+         OR (e.status::text = 'planned' AND r.status::text = 'running' AND r.attempts = e.attempt_number))
   RETURNING e.id, e.trigger_id, e.part_day, o.retry_at, e.project_id, e.completed_at, e.response_status, e.error_message,
             e.is_dead_letter, e.attempt_number, e.started_at, e.planned_at
 ), counted AS (

@@ -13,8 +13,8 @@
 -- bounds rather than `$4 IS NULL OR …`, which no index condition can use.
 -- Returns executions in the dashboard's Execution shape plus createdAt.
 SELECT e.id::text AS id, e.trigger_id::text AS "triggerId", e.attempt_number AS "attemptNumber",
-       e.triggered_by::text AS "triggeredBy", e.status::text AS status, e.planned_at AS "plannedAt",
-       e.started_at AS "startedAt", e.completed_at AS "completedAt", e.response_status AS "responseStatus",
+       e.triggered_by::text AS "triggeredBy", CASE WHEN run.attempt_started_at IS NOT NULL THEN 'started' ELSE e.status::text END AS status,
+       e.planned_at AS "plannedAt", COALESCE(e.started_at, run.attempt_started_at) AS "startedAt", e.completed_at AS "completedAt", e.response_status AS "responseStatus",
        e.response_headers AS "responseHeaders", e.response_body AS "responseBody",
        e.response_size AS "responseSize", e.error_message AS "errorMessage", e.is_dead_letter AS "isDeadLetter",
        e.discarded_at AS "discardedAt", e.created_at AS "createdAt"
@@ -35,5 +35,10 @@ FROM (
       AND (e.created_at, e.id) < (coalesce($4::timestamptz, 'infinity'), coalesce($5::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
     ORDER BY e.created_at DESC, e.id DESC LIMIT $6::int)
 ) e
+LEFT JOIN LATERAL (
+  -- a started attempt is stored as planned while its trigger runs it (start_attempts.sql)
+  SELECT t.attempt_started_at FROM triggers t
+  WHERE e.status = 'planned' AND t.id = e.trigger_id AND t.part_day = e.part_day AND t.status = 'running' AND t.attempts = e.attempt_number
+) run ON true
 ORDER BY e.created_at DESC, e.id DESC
 LIMIT $6::int

@@ -14,9 +14,13 @@
 SELECT q.in_queue AS "inQueue", q.oldest AS "oldestInQueue", r.running
 FROM (
   SELECT count(*)::int AS in_queue, min(planned_at) AS oldest FROM (
-    SELECT planned_at FROM executions
-    WHERE project_id = $1::uuid AND status = 'planned' AND dispatched_at IS NOT NULL
-    ORDER BY planned_at
+    SELECT e.planned_at FROM executions e
+    WHERE e.project_id = $1::uuid AND e.status = 'planned' AND e.dispatched_at IS NOT NULL
+      -- not one being sent: a started attempt stays planned while its
+      -- trigger runs it (start_attempts.sql); one primary-key probe per row
+      AND NOT EXISTS (SELECT FROM triggers t WHERE t.id = e.trigger_id AND t.part_day = e.part_day
+                                            AND t.status = 'running' AND t.attempts = e.attempt_number)
+    ORDER BY e.planned_at
     LIMIT $2
   ) w
 ) q, (

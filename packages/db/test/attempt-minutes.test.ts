@@ -58,7 +58,10 @@ describe("attempt_minutes", () => {
       { ...refs[2]!, record: record(now, null, "Timeout (GET http://127.0.0.1:9/x)") },
     ]);
     // The other two are lost: past their reap time, the reaper closes them as Executor died.
-    await db.$executeRawUnsafe("UPDATE executions SET reap_after = now() - interval '1 second' WHERE id = ANY ($1::uuid[])", [refs[3]!.executionId, refs[4]!.executionId]);
+    await db.$executeRawUnsafe(
+      "UPDATE triggers t SET attempt_reap_after = now() - interval '1 second' FROM executions e WHERE e.id = ANY ($1::uuid[]) AND t.id = e.trigger_id",
+      [refs[3]!.executionId, refs[4]!.executionId],
+    );
     expect(await reapLost(db, new Date(), 10)).toHaveLength(2);
 
     const buckets = await executionStats(db, projectId, new Date(), 2);

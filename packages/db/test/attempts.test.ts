@@ -5,7 +5,22 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
-import { createDb, createPgRunner, createProject, type Db, finishAttempts, type PgRunner, promoteDue, startAttempts } from "../src/index.js";
+import {
+  attemptTags,
+  createDb,
+  createPgRunner,
+  createProject,
+  type Db,
+  finishAttempts,
+  listExecutions,
+  type PgRunner,
+  projectOverview,
+  promoteDue,
+  queueDepth,
+  reapLost,
+  startAttempts,
+  triggerExecutions,
+} from "../src/index.js";
 
 let tdb: TestDatabase;
 let db: Db;
@@ -205,5 +220,113 @@ describe("startAttempts and finishAttempts", () => {
         { status: "planned", attemptNumber: 2, triggeredBy: "retry" },
       ],
     });
+  });
+
+  // The start is written to the trigger only (docs/storage.md, what a fire
+  // writes): the execution stays planned and every read shows it started.
+  it("a started attempt is stored on its trigger and reads as started everywhere", async () => {
+    const trigger = await dueTrigger();
+    const [p] = await promoteDue(db, new Date(), 10);
+    expect(p?.triggerId).toBe(trigger);
+    const ref = { executionId: p?.executionId as string, partDay: p?.partDay as string };
+    // (earlier tests leave attempts of cancelled triggers in the queue)
+    const depth = await queueDepth(db);
+    const { queue } = await projectOverview(db, projectId, new Date(), 1);
+    const before = Date.now();
+    const [started] = await startAttempts(pool, [ref], 300, 30);
+    expect(started?.timeoutSeconds).toBe(300);
+
+    const [stored] = await db.$queryRawUnsafe<Array<{ status: string; startedAt: Date | null; timeout: number; reapAfter: Date; execution: string; executionStartedAt: Date | null }>>(
+      `SELECT t.status::text, t.attempt_started_at AS "startedAt", t.attempt_timeout_seconds AS timeout, t.attempt_reap_after AS "reapAfter",
+              e.status::text AS execution, e.started_at AS "executionStartedAt"
+       FROM triggers t JOIN executions e ON e.trigger_id = t.id WHERE t.id = $1::uuid`,
+      trigger,
+    );
+    expect(stored).toMatchObject({ status: "running", timeout: 300, execution: "planned", executionStartedAt: null });
+    expect(stored?.startedAt?.getTime()).toBe(started?.startedAt.getTime());
+    expect(stored!.startedAt!.getTime()).toBeGreaterThanOrEqual(before - 1000);
+    expect(stored!.reapAfter.getTime() - stored!.startedAt!.getTime()).toBeGreaterThanOrEqual(330_000);
+    expect(stored!.reapAfter.getTime() - stored!.startedAt!.getTime()).toBeLessThan(331_000);
+
+    // Every read shows it started, with its start time; the queue no longer holds it.
+    expect((await attemptTags(db, ref))?.status).toBe("started");
+    const [listed] = await listExecutions(db, projectId, { triggerId: trigger, deadLetterOnly: false }, null, 10);
+    expect(listed).toMatchObject({ status: "started", startedAt: started?.startedAt });
+    const newest = await listExecutions(db, projectId, { triggerId: null, deadLetterOnly: false }, null, 50);
+    expect(newest.find((e) => e.id === ref.executionId)).toMatchObject({ status: "started", startedAt: started?.startedAt });
+    expect(await triggerExecutions(db, projectId, trigger)).toMatchObject([{ status: "started", startedAt: started?.startedAt }]);
+    expect(await queueDepth(db)).toBe(depth - 1);
+    expect((await projectOverview(db, projectId, new Date(), 1)).queue).toMatchObject({ waiting: queue.waiting - 1, running: queue.running + 1 });
+
+    // Finished, the execution keeps the start and the timeout.
+    expect(await finishAttempts(pool, [{ ...ref, record: outcome(new Date(), null) }])).toEqual([{ recorded: true, retryExecutionId: null }]);
+    const [done] = await db.$queryRawUnsafe<Array<{ startedAt: Date; timeout: number }>>(
+      `SELECT started_at AS "startedAt", timeout_seconds AS timeout FROM executions WHERE id = $1::uuid`,
+      ref.executionId,
+    );
+    expect(done).toEqual({ startedAt: started?.startedAt, timeout: 300 });
+    expect(await triggerExecutions(db, projectId, trigger)).toMatchObject([{ status: "complete", startedAt: started?.startedAt }]);
+    expect((await attemptTags(db, ref))?.status).toBe("complete");
+  });
+
+  it("an attempt waiting in the queue reads as planned and counts in the queue until it starts", async () => {
+    const trigger = await dueTrigger();
+    const [p] = await promoteDue(db, new Date(), 10);
+    const ref = { executionId: p?.executionId as string, partDay: p?.partDay as string };
+    expect((await attemptTags(db, ref))?.status).toBe("planned");
+    expect(await triggerExecutions(db, projectId, trigger)).toMatchObject([{ status: "planned", startedAt: null }]);
+    const depth = await queueDepth(db);
+    const { queue } = await projectOverview(db, projectId, new Date(), 1);
+    await startAttempts(pool, [ref], 300, 30);
+    expect(await queueDepth(db)).toBe(depth - 1);
+    expect((await projectOverview(db, projectId, new Date(), 1)).queue).toMatchObject({ waiting: queue.waiting - 1, running: queue.running + 1 });
+    await finishAttempts(pool, [{ ...ref, record: outcome(new Date(), null) }]);
+    expect(await queueDepth(db)).toBe(depth - 1);
+    expect((await projectOverview(db, projectId, new Date(), 1)).queue).toMatchObject({ waiting: queue.waiting - 1, running: queue.running });
+  });
+
+  it("a started attempt past its deadline is closed as Executor died", async () => {
+    const trigger = await dueTrigger();
+    const [p] = await promoteDue(db, new Date(), 10);
+    const ref = { executionId: p?.executionId as string, partDay: p?.partDay as string };
+    const [started] = await startAttempts(pool, [ref], 300, 30);
+    expect(await reapLost(db, new Date(), 10)).toEqual([]);
+    await db.$executeRawUnsafe("UPDATE triggers SET attempt_reap_after = now() - interval '1 second' WHERE id = $1::uuid", trigger);
+    expect((await reapLost(db, new Date(), 10)).map((r) => r.executionId)).toEqual([ref.executionId]);
+    expect(await triggerExecutions(db, projectId, trigger)).toMatchObject([
+      { status: "complete", startedAt: started?.startedAt, errorMessage: "Executor died (status=started past reap_after)", isDeadLetter: false },
+    ]);
+    expect((await status(trigger)).trigger).toBe("completed");
+    // its late outcome records nothing
+    expect(await finishAttempts(pool, [{ ...ref, record: outcome(new Date(), null) }])).toEqual([{ recorded: false, retryExecutionId: null }]);
+  });
+
+  // Attempts started by a version that wrote the start to the execution
+  // (status started) are finished and reaped as before.
+  it("an execution stored as started is finished, or reaped, as before", async () => {
+    const a = await dueTrigger();
+    const b = await dueTrigger();
+    const promoted = await promoteDue(db, new Date(), 10);
+    const ref = (t: string) => {
+      const p = promoted.find((x) => x.triggerId === t);
+      return { executionId: p?.executionId as string, partDay: p?.partDay as string };
+    };
+    const startedAt = new Date(Date.now() - 5000);
+    await db.$executeRawUnsafe("UPDATE triggers SET status = 'running' WHERE id = ANY ($1::uuid[])", [a, b]);
+    await db.$executeRawUnsafe(
+      "UPDATE executions SET status = 'started', started_at = $2, timeout_seconds = 12, reap_after = $3 WHERE id = ANY ($1::uuid[])",
+      [ref(a).executionId, ref(b).executionId],
+      startedAt,
+      new Date(Date.now() + 60_000),
+    );
+    expect((await attemptTags(db, ref(a)))?.status).toBe("started");
+    expect(await triggerExecutions(db, projectId, a)).toMatchObject([{ status: "started", startedAt }]);
+    expect(await finishAttempts(pool, [{ ...ref(a), record: outcome(new Date(), null) }])).toEqual([{ recorded: true, retryExecutionId: null }]);
+    expect(await status(a)).toEqual({ trigger: "completed", executions: [{ status: "complete", attemptNumber: 1, triggeredBy: "scheduler" }] });
+
+    await db.$executeRawUnsafe("UPDATE executions SET reap_after = now() - interval '1 second' WHERE id = $1::uuid", ref(b).executionId);
+    expect((await reapLost(db, new Date(), 10)).map((r) => r.executionId)).toEqual([ref(b).executionId]);
+    expect(await triggerExecutions(db, projectId, b)).toMatchObject([{ status: "complete", startedAt, errorMessage: "Executor died (status=started past reap_after)" }]);
+    expect((await status(b)).trigger).toBe("completed");
   });
 });

@@ -109,14 +109,14 @@ describe("applyMigrations", () => {
       (await c.query<{ indexname: string; indexdef: string }>("SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public'")).rows,
     );
     const byName = new Map(defs.map((d) => [d.indexname, d.indexdef]));
-    for (const name of ["triggers_due_idx", "triggers_one_pending_instance", "triggers_pending_key_idx", "generators_active_key_idx", "executions_dead_letter_idx", "executions_dispatchable_idx", "executions_held_idx", "executions_in_queue_idx", "executions_reap_idx", "executions_dead_letter_open_idx", "triggers_generator_idx", "triggers_project_key_idx", "triggers_pending_tags_idx", "executions_project_in_queue_idx", "triggers_project_due_idx"]) {
+    for (const name of ["triggers_due_idx", "triggers_one_pending_instance", "triggers_pending_key_idx", "generators_active_key_idx", "executions_dead_letter_idx", "executions_dispatchable_idx", "executions_held_idx", "executions_in_queue_idx", "executions_reap_idx", "executions_dead_letter_open_idx", "triggers_generator_idx", "triggers_project_key_idx", "triggers_pending_tags_idx", "executions_project_in_queue_idx", "triggers_project_due_idx", "triggers_lost_idx"]) {
       expect(byName.get(name), name).toContain(" WHERE ");
     }
     expect(byName.get("triggers_due_idx")).toContain("(scheduled_at, id)");
     // untagged triggers take no entry (fewer index writes per fire)
     expect(byName.get("triggers_pending_tags_idx")).toContain("cardinality(tags) > 0");
     expect(HAND_MADE_INDEXES.map((i: { name: string }) => i.name).sort()).toEqual(
-      ["triggers_due_idx", "triggers_one_pending_instance", "triggers_pending_key_idx", "generators_active_key_idx", "executions_dead_letter_idx", "executions_dispatchable_idx", "executions_held_idx", "executions_in_queue_idx", "executions_reap_idx", "executions_dead_letter_open_idx", "triggers_generator_idx", "triggers_project_key_idx", "triggers_pending_tags_idx", "executions_project_in_queue_idx", "triggers_project_due_idx"].sort(),
+      ["triggers_due_idx", "triggers_one_pending_instance", "triggers_pending_key_idx", "generators_active_key_idx", "executions_dead_letter_idx", "executions_dispatchable_idx", "executions_held_idx", "executions_in_queue_idx", "executions_reap_idx", "executions_dead_letter_open_idx", "triggers_generator_idx", "triggers_project_key_idx", "triggers_pending_tags_idx", "executions_project_in_queue_idx", "triggers_project_due_idx", "triggers_lost_idx"].sort(),
     );
   });
 
