@@ -3,7 +3,7 @@
 import type { AddressInfo } from "node:net";
 import { createApp } from "@ttr/api/app";
 import { createServer } from "@ttr/api/server";
-import { createDb, createListsRunner, createPgRunner, createProject, type Db, type PgRunner } from "@ttr/db";
+import { createDb, createPgRunner, createProject, createReadsRunner, type Db, type PgRunner } from "@ttr/db";
 import { createLogger, createRedis, createRegistry } from "@ttr/platform";
 import { freshDatabase, redisPrefix, redisUrl, type TestDatabase } from "./db.js";
 import { request } from "./http.js";
@@ -12,9 +12,8 @@ import { unwatchApi, watchApi } from "./openapi-conformance.js";
 export interface TestApi {
   base: string;
   db: Db;
-  /** the dashboard read pool, with its statement timeout */
-  reads: Db;
-  lists: PgRunner;
+  /** the dashboard read pool, with its statement timeout and kept plans */
+  reads: PgRunner;
   pg: PgRunner;
   database: TestDatabase;
   projectId: string;
@@ -41,10 +40,9 @@ export async function startApi(opts: ApiOptions = {}): Promise<TestApi> {
   const redis = createRedis(redisUrl(), "ttr-test", createLogger("test", "error"));
   const log = createLogger("api", "error");
   const pg = createPgRunner(database.url, { max: 4, applicationName: "ttr-test" });
-  const reads = createDb(database.url, { max: 2, applicationName: "ttr-test-reads", statementTimeoutMs: opts.readTimeoutMs ?? 5_000 });
-  const lists = createListsRunner(database.url, { max: 2, applicationName: "ttr-test-lists", statementTimeoutMs: opts.readTimeoutMs ?? 5_000 });
+  const reads = createReadsRunner(database.url, { max: 2, applicationName: "ttr-test-reads", statementTimeoutMs: opts.readTimeoutMs ?? 5_000 });
   const prefix = redisPrefix();
-  const app = createApp({ db, reads, lists, pg, redis, log, registry: createRegistry("api"), redisPrefix: prefix, authFailuresPerMinute: opts.authFailuresPerMinute });
+  const app = createApp({ db, reads, pg, redis, log, registry: createRegistry("api"), redisPrefix: prefix, authFailuresPerMinute: opts.authFailuresPerMinute });
   if (opts.trustProxy !== undefined) app.set("trust proxy", opts.trustProxy);
   const server = createServer(app);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -55,7 +53,6 @@ export async function startApi(opts: ApiOptions = {}): Promise<TestApi> {
     base,
     db,
     reads,
-    lists,
     pg,
     database,
     projectId,
@@ -67,8 +64,7 @@ export async function startApi(opts: ApiOptions = {}): Promise<TestApi> {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
       await db.$disconnect();
-      await reads.$disconnect();
-      await lists.end();
+      await reads.end();
       await pg.end();
       await redis.quit();
       await database.drop();

@@ -215,15 +215,16 @@ export async function withPgClient<T>(databaseUrl: string, fn: (client: pg.Clien
 }
 
 /**
- * The api's pool for the dashboard's trigger and execution pages: kept
- * generic plans (their SQL is written so that one plan serves every call,
+ * The api's pool for the dashboard's reads (its trigger and execution
+ * pages, a trigger's detail, the overview, stats and usage): kept generic
+ * plans (their SQL is written so that one plan serves every call,
  * docs/storage.md) and a statement timeout, so a slow read answers 503
  * instead of holding a connection that firing needs.
  */
-export function createListsRunner(databaseUrl: string, opts: { max: number; statementTimeoutMs: number; applicationName?: string }): PgRunner {
+export function createReadsRunner(databaseUrl: string, opts: { max: number; statementTimeoutMs: number; applicationName?: string }): PgRunner {
   return createPgRunner(databaseUrl, {
     max: opts.max,
-    applicationName: opts.applicationName ?? "ttr-api-lists",
+    applicationName: opts.applicationName ?? "ttr-api-reads",
     genericPlans: true,
     settings: { statement_timeout: opts.statementTimeoutMs },
   });

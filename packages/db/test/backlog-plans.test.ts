@@ -34,6 +34,7 @@ afterAll(async () => {
 interface PlanNode {
   "Actual Rows"?: number;
   "Rows Removed by Join Filter"?: number;
+  "Rows Removed by Filter"?: number;
   Plans?: PlanNode[];
 }
 
@@ -42,9 +43,9 @@ function discardedByJoins(node: PlanNode): number {
   return (node["Rows Removed by Join Filter"] ?? 0) + (node.Plans ?? []).reduce((sum, child) => sum + discardedByJoins(child), 0);
 }
 
-/** The most rows any step of the plan produced. */
+/** The most rows any step of the plan read: those it produced and those its filter threw away. */
 function widest(node: PlanNode): number {
-  return Math.max(node["Actual Rows"] ?? 0, ...(node.Plans ?? []).map(widest));
+  return Math.max((node["Actual Rows"] ?? 0) + (node["Rows Removed by Filter"] ?? 0), ...(node.Plans ?? []).map(widest));
 }
 
 /** The plan of `text` run under EXPLAIN ANALYZE, inside the caller's transaction. */
@@ -104,6 +105,48 @@ describe("a backlog due in one second is read only as far as the limit", () => {
       const plan = await explain(name, values(), generic, backlog);
       expect(plan.rows, `${name} returned too few rows: the backlog is not due`).toBe(limit);
       expect(plan.widest, `${name} (${generic ? "generic" : "custom"} plan) read ${plan.widest} rows for a limit of ${limit}`).toBeLessThanOrEqual(2 * limit);
+    }
+  });
+});
+// A stopped executor or a slow target leaves thousands of attempts in the
+// queue. The overview counts one project's queue up to a limit: its plan
+// (kept generic by the api's read pool, or planned for its values) must
+// read that project's queue in order and stop there, whoever else has a
+// backlog; an index over every project's queue, filtered and sorted,
+// would read all of it on every call.
+describe("a queue backlog is read only as far as the overview's limit", () => {
+  const BACKLOG = 20_000;
+  const LIMIT = 100;
+  let neighbour: string;
+  beforeAll(async () => {
+    const db = createDb(tdb.url, { max: 1 });
+    neighbour = (await createProject(db, "queue-neighbour", 1_000_000_000)).projectId;
+    await db.$disconnect();
+  });
+  /** `count` attempts of `projectId` dispatched and waiting in the queue, then ANALYZE. */
+  const queued = (projectId: string, count: number) => async () => {
+    await client.query(
+        `WITH t AS (
+           INSERT INTO triggers (project_id, status, url, method, headers, tags, scheduled_at, attempts, created_at, updated_at)
+           SELECT $1, 'queued', 'http://127.0.0.1:9/q/' || i, 'GET', '[]', '{}', now() - make_interval(secs => i), 1, now(), now()
+           FROM generate_series(1, $2::int) AS i
+           RETURNING id, project_id, part_day, scheduled_at
+         )
+         INSERT INTO executions (trigger_id, project_id, attempt_number, triggered_by, status, planned_at, dispatched_at, part_day)
+         SELECT id, project_id, 1, 'scheduler', 'planned', scheduled_at, now(), part_day FROM t`,
+      [projectId, count],
+    );
+    await client.query("ANALYZE triggers, executions");
+  };
+  const cases: Array<[label: string, owner: () => string, counted: number]> = [
+    ["another project's backlog", () => neighbour, 0],
+    ["the project's own backlog", () => project, LIMIT],
+  ];
+  it.each(cases)("%s", async (_label, owner, counted) => {
+    for (const generic of [false, true]) {
+      const plan = await explain("session_overview_queue", [project, LIMIT], generic, queued(owner(), BACKLOG));
+      expect(plan.rows).toBe(1);
+      expect(plan.widest, `session_overview_queue (${generic ? "generic" : "custom"} plan) read ${plan.widest} rows to count ${counted}`).toBeLessThanOrEqual(2 * LIMIT);
     }
   });
 });

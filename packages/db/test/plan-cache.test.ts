@@ -4,7 +4,7 @@
 // their values written in, so they are planned for those values still.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
-import { countHeld, createListsRunner, createPgRunner, markDispatched, type PgRunner, type PgRunnerOptions, sql, withValuesWritten } from "../src/index.js";
+import { countHeld, createPgRunner, createReadsRunner, markDispatched, type PgRunner, type PgRunnerOptions, sql, withValuesWritten } from "../src/index.js";
 
 let tdb: TestDatabase;
 beforeAll(async () => {
@@ -99,15 +99,15 @@ describe("every pool of this kind", () => {
     expect(await jit({ settings: { jit: "on" } })).toBe("on");
   });
 
-  it("the dashboard's lists pool keeps generic plans under a statement timeout", async () => {
-    const lists = createListsRunner(tdb.url, { max: 1, statementTimeoutMs: 1234 });
+  it("the dashboard's read pool keeps generic plans under a statement timeout", async () => {
+    const reads = createReadsRunner(tdb.url, { max: 1, statementTimeoutMs: 1234 });
     try {
-      const [row] = await lists.$queryRawUnsafe<Array<{ mode: string; timeout: string; jit: string }>>(
+      const [row] = await reads.$queryRawUnsafe<Array<{ mode: string; timeout: string; jit: string }>>(
         "SELECT current_setting('plan_cache_mode') AS mode, current_setting('statement_timeout') AS timeout, current_setting('jit') AS jit",
       );
       expect(row).toEqual({ mode: "force_generic_plan", timeout: "1234ms", jit: "off" });
     } finally {
-      await lists.end();
+      await reads.end();
     }
   });
 });

@@ -6,20 +6,15 @@ import type { Redis } from "ioredis";
 export interface Deps {
   db: Db;
   /**
-   * a small pool of its own for the dashboard's reads, whose statements the
-   * server cancels past DB_READ_TIMEOUT_MS (the request then answers 503), so
-   * a slow read never holds the connections writes need
+   * a pool of its own for the dashboard's reads (pages, a trigger's detail,
+   * the overview, stats, usage), whose statements the server cancels past
+   * DB_READ_TIMEOUT_MS (the request then answers 503), so a slow read never
+   * holds the connections writes need. Prepared, each statement keeping one
+   * generic plan per connection: planned for their values, these reads
+   * spend most of their time planning over a month of day partitions
+   * (docs/storage.md, "The dashboard's reads keep one plan")
    */
-  reads: Db;
-  /**
-   * the dashboard's trigger and execution pages (one recurring trigger's
-   * instances too), with the same statement timeout: prepared, each keeping
-   * one generic plan per connection.
-   * Planned for their values, as `reads` runs them, those lists spend
-   * 70–110 ms planning over a month of day partitions, against about 2 ms
-   * running (docs/storage.md, "The dashboard's lists keep one plan")
-   */
-  lists: PgRunner;
+  reads: PgRunner;
   /** plain pg pool with prepared statements, for the statements of the hottest path (/schedule) */
   pg: PgRunner;
   redis: Redis;

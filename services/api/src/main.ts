@@ -1,5 +1,5 @@
 // Starts the api: public API, health and metrics (and later the dashboard).
-import { createDb, createListsRunner, createPgRunner, dbPing, ensurePartitions } from "@ttr/db";
+import { createDb, createPgRunner, createReadsRunner, dbPing, ensurePartitions } from "@ttr/db";
 import { createLogger, createRedis, redisSettingsOf, createRegistry } from "@ttr/platform";
 import { createApp } from "./app.js";
 import { loadEnv } from "./env.js";
@@ -11,11 +11,9 @@ const db = createDb(env.DATABASE_URL, { max: env.DB_POOL_SIZE, applicationName: 
 const redis = createRedis(redisSettingsOf(env), "ttr-api", log);
 const registry = createRegistry("api");
 const pg = createPgRunner(env.DATABASE_URL, { max: Math.max(2, Math.ceil(env.DB_POOL_SIZE / 2)), applicationName: "ttr-api" });
-// the two dashboard-read pools: a quarter of DB_POOL_SIZE each, at least 2
-const readPoolSize = Math.max(2, Math.ceil(env.DB_POOL_SIZE / 4));
-const reads = createDb(env.DATABASE_URL, { max: readPoolSize, applicationName: "ttr-api-reads", statementTimeoutMs: env.DB_READ_TIMEOUT_MS });
-const lists = createListsRunner(env.DATABASE_URL, { max: readPoolSize, statementTimeoutMs: env.DB_READ_TIMEOUT_MS });
-const app = createApp({ db, reads, lists, pg, redis, log, registry, cookieSecure: env.TTR_COOKIE_SECURE, redisPrefix: env.TTR_REDIS_PREFIX, authFailuresPerMinute: env.TTR_AUTH_FAILURES_PER_MINUTE });
+// the dashboard's read pool: half of DB_POOL_SIZE, at least 4
+const reads = createReadsRunner(env.DATABASE_URL, { max: Math.max(4, Math.ceil(env.DB_POOL_SIZE / 2)), statementTimeoutMs: env.DB_READ_TIMEOUT_MS });
+const app = createApp({ db, reads, pg, redis, log, registry, cookieSecure: env.TTR_COOKIE_SECURE, redisPrefix: env.TTR_REDIS_PREFIX, authFailuresPerMinute: env.TTR_AUTH_FAILURES_PER_MINUTE });
 app.set("trust proxy", env.TRUST_PROXY);
 
 // The scheduler makes each day's history partitions ahead; the api does too,
@@ -29,7 +27,7 @@ setInterval(keepPartitions, PARTITIONS_EVERY_MS).unref();
 // query compiler and the pools open a connection now, not during the first
 // request or readiness probe (which has under a second to answer). A
 // database that is down is reported by /readyz and the requests that need it.
-const warm = Promise.allSettled([dbPing(db), dbPing(pg), dbPing(reads), dbPing(lists)]);
+const warm = Promise.allSettled([dbPing(db), dbPing(pg), dbPing(reads)]);
 await Promise.race([warm, new Promise((resolve) => setTimeout(resolve, 3000).unref())]);
 
 const server = createServer(app);
@@ -49,7 +47,7 @@ async function shutdown(signal: string): Promise<void> {
   const timer = setTimeout(() => process.exit(0), 10_000);
   timer.unref();
   await new Promise((r) => server.once("close", r));
-  await Promise.allSettled([db.$disconnect(), reads.$disconnect(), lists.end(), redis.quit()]);
+  await Promise.allSettled([db.$disconnect(), reads.end(), redis.quit()]);
   process.exit(0);
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));

@@ -102,7 +102,7 @@ describe("TTR_COOKIE_SECURE", () => {
   /** The session cookie of a sign-in to an api built with `cookieSecure`, over plain HTTP or, as a proxy says, HTTPS. */
   async function cookieWith(cookieSecure: boolean | undefined, proto: "http" | "https", email: string): Promise<string> {
     const redis = createRedis(redisUrl(), "ttr-test", createLogger("test", "error"));
-    const app = createApp({ db: api.db, reads: api.reads, lists: api.lists, pg: api.pg, redis, log: createLogger("api", "error"), registry: createRegistry("api"), cookieSecure });
+    const app = createApp({ db: api.db, reads: api.reads, pg: api.pg, redis, log: createLogger("api", "error"), registry: createRegistry("api"), cookieSecure });
     app.set("trust proxy", "loopback");
     const server = createServer(app);
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));

@@ -4,7 +4,7 @@
 import type { AddressInfo } from "node:net";
 import { createApp } from "@ttr/api/app";
 import { createServer } from "@ttr/api/server";
-import { createDb, createListsRunner, createPgRunner } from "@ttr/db";
+import { createDb, createPgRunner, createReadsRunner } from "@ttr/db";
 import { createLogger, createRedis, createRegistry, freePort } from "@ttr/platform";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { redisUrl } from "../../../test/support/db.js";
@@ -17,11 +17,10 @@ let close: () => Promise<void>;
 beforeAll(async () => {
   const down = `postgresql://postgres@127.0.0.1:${await freePort()}/ttr`;
   const db = createDb(down, { max: 2, applicationName: "ttr-test" });
-  const reads = createDb(down, { max: 2, applicationName: "ttr-test-reads" });
-  const lists = createListsRunner(down, { max: 2, statementTimeoutMs: 5_000 });
+  const reads = createReadsRunner(down, { max: 2, statementTimeoutMs: 5_000 });
   const pg = createPgRunner(down, { max: 2, applicationName: "ttr-test" });
   const redis = createRedis(redisUrl(), "ttr-test", createLogger("test", "error"));
-  const app = createApp({ db, reads, lists, pg, redis, log: createLogger("api", "error"), registry: createRegistry("api") });
+  const app = createApp({ db, reads, pg, redis, log: createLogger("api", "error"), registry: createRegistry("api") });
   const server = createServer(app);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -30,7 +29,7 @@ beforeAll(async () => {
     unwatchApi(base);
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
-    await Promise.all([db.$disconnect(), reads.$disconnect(), lists.end(), pg.end(), redis.quit()]);
+    await Promise.all([db.$disconnect(), reads.end(), pg.end(), redis.quit()]);
   };
 });
 afterAll(() => close?.());

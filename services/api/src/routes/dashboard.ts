@@ -64,7 +64,7 @@ export function dashboardRoutes(deps: Deps): express.Router {
   router.get("/triggers", auth, async (req, res) => {
     const filter = d.triggerListFilter((name) => param(req, name));
     const limit = intParam(req, "limit", DEFAULT_LIMIT, MAX_LIMIT);
-    res.json(await d.triggerPage(deps.lists, readerOf(res).projectId, filter, cursorParam(req), limit));
+    res.json(await d.triggerPage(deps.reads, readerOf(res).projectId, filter, cursorParam(req), limit));
   });
 
   router.get("/triggers/:id", auth, async (req, res) => {
@@ -81,7 +81,7 @@ export function dashboardRoutes(deps: Deps): express.Router {
     // Only the exact lowercase `true` filters; any other value lists everything (docs/concepts.md, dead letters).
     const deadLetterOnly = req.query.deadLetterOnly === "true";
     const limit = intParam(req, "limit", DEFAULT_LIMIT, MAX_LIMIT);
-    res.json(await d.executionPage(deps.lists, projectId, { triggerId, deadLetterOnly }, cursorParam(req), limit));
+    res.json(await d.executionPage(deps.reads, projectId, { triggerId, deadLetterOnly }, cursorParam(req), limit));
   });
 
   router.get("/project", auth, async (_req, res) => {
