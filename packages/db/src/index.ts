@@ -1,5 +1,5 @@
 export { createDb, dbPing, isDatabaseUnavailable, isStatementTimeout, type Db, type DbOptions } from "./client.js";
-export { sql, query, queryOne, execute, type SqlRunner } from "./sql.js";
+export { sql, query, queryOne, execute, type SqlRunner, type Transactional } from "./sql.js";
 export * from "./rows.js";
 export * from "./triggers.js";
 export * from "./admin.js";

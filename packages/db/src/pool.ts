@@ -8,13 +8,11 @@
 // SqlRunner interface, so the rest of the named statements work on it
 // unchanged.
 import pg from "pg";
-import { sql, type SqlRunner } from "./sql.js";
+import { sql, type SqlRunner, type Transactional } from "./sql.js";
 
-export interface PgRunner extends SqlRunner {
+export interface PgRunner extends SqlRunner, Transactional {
   /** Runs the named statement (packages/db/sql/<name>.sql), prepared once per connection. */
   named<T>(name: string, values: unknown[]): Promise<T[]>;
-  /** Runs `fn` in one transaction on one connection; rolled back when `fn` throws. */
-  $transaction<T>(fn: (tx: SqlRunner) => Promise<T>): Promise<T>;
   ping(): Promise<boolean>;
   end(): Promise<void>;
 }

@@ -20,6 +20,15 @@ export interface SqlRunner {
   $executeRawUnsafe(query: string, ...values: unknown[]): PromiseLike<number>;
 }
 
+/**
+ * What runs a function in one transaction: Prisma's client, and the plain
+ * pools (createPgRunner), whose statements are prepared and keep their plans.
+ */
+export interface Transactional {
+  /** Runs `fn` in one transaction on one connection; rolled back when `fn` throws. */
+  $transaction<T>(fn: (tx: SqlRunner) => Promise<T>): Promise<T>;
+}
+
 export async function query<T>(db: SqlRunner, name: string, ...values: unknown[]): Promise<T[]> {
   return (await db.$queryRawUnsafe<T[]>(sql(name), ...values)) as T[];
 }

@@ -181,6 +181,7 @@ const perRequest: Case[] = [
   ["latest trigger by key", "find_latest_trigger_by_key", () => [project, historyKey]],
   ["trigger by id", "find_trigger_by_id", () => [project, historyTrigger]],
   ["cancel a trigger", "cancel_trigger", () => [pendingTrigger, project]],
+  ["cancel a recurring trigger", "cancel_generator", () => [generator, project]],
   ["cancel triggers of a declaration or /bulk", "declare_cancel_triggers", () => [project, [pendingTrigger], [true], [today()]]],
   [
     "edit triggers of a declaration in place",
@@ -215,6 +216,14 @@ const prepared: Case[] = [
   ["project by key hash", "find_project_by_key_hash", () => ["0".repeat(64)]],
   ["consume quota", "consume_quota", () => [project, new Date().toISOString().slice(0, 7), 1]],
 ];
+
+/**
+ * What the api's prepared-statement pool runs besides /schedule's: DELETE
+ * /cancel and the dashboard's cancel (packages/db/src/cancel.ts), which
+ * PostgreSQL plans once for any values after a few calls.
+ */
+const onPreparedPool = ([, name]: Case) =>
+  ["find_trigger_by_id", "cancel_trigger", "cancel_generator", "find_pending_trigger_by_key", "find_latest_trigger_by_key"].includes(name);
 
 const listTriggers = (f: { jobs?: boolean; status?: string | null; tag?: string | null; key?: string | null; after?: boolean }) => () => [
   project, f.jobs ?? true, f.status ?? null, true, null, f.tag ?? null, f.key ?? null,
@@ -284,14 +293,14 @@ describe(`statements on ${HISTORY * 2 + PENDING} rows stay index-served`, () => 
       });
     });
   }
-  // The scheduler, the executor and /schedule run these as prepared
+  // The scheduler, the executor, /schedule and the cancels run these as prepared
   // statements (a plain pg pool, createPgRunner), which PostgreSQL plans once
   // for any values after a few executions; the api's dashboard reads keep a
   // generic plan from the first call: that plan must be index-served too.
   // The other statements go through Prisma's driver adapter, unnamed, and
   // are planned for their values on every call.
   describe("prepared statements, with a generic plan", () => {
-    it.each([...periodic, ...prepared, ...dashboard.filter(onReadsPool)])("%s", async (_label, name, values) => {
+    it.each([...periodic, ...prepared, ...perRequest.filter(onPreparedPool), ...dashboard.filter(onReadsPool)])("%s", async (_label, name, values) => {
       expectIndexServed(name, await explain(name, values(), true));
     });
   });

@@ -22,8 +22,8 @@ export function cancelRoute(deps: Deps) {
     if (triggerId !== undefined && customKey !== undefined) {
       throw badRequest("Provide either ttr-trigger-id or ttr-custom-key, not both");
     }
-    const project = await projectForKey(deps.db, String(req.headers["ttr-api-key"]));
-    await cancelOne(deps.db, project.id, triggerId !== undefined ? { triggerId } : { customKey: customKey! });
+    const project = await projectForKey(deps.pg, String(req.headers["ttr-api-key"]));
+    await cancelOne(deps.pg, project.id, triggerId !== undefined ? { triggerId } : { customKey: customKey! });
     res.status(204).end();
   };
 }

@@ -33,7 +33,7 @@ export function triggerEditRoutes(deps: Deps, scheduling: Scheduling): express.R
   router.post("/triggers", scheduleRoute(false));
   router.put("/triggers/:id", scheduleRoute(true));
   router.delete("/triggers/:id", requireReader(deps), async (req, res) => {
-    await cancelOne(deps.db, readerOf(res).projectId, { triggerId: String(req.params.id) });
+    await cancelOne(deps.pg, readerOf(res).projectId, { triggerId: String(req.params.id) });
     res.status(204).end();
   });
   return router;
