@@ -52,21 +52,26 @@ export interface PgRunnerOptions {
   genericPlans?: boolean;
   /**
    * Server settings for this pool's sessions, sent when each connects
-   * (e.g. `idle_in_transaction_session_timeout`). `jit` is off unless set
-   * here (JIT_OFF).
+   * (e.g. `idle_in_transaction_session_timeout`). `jit` and parallel
+   * plans are off unless set here (SHORT_STATEMENTS).
    */
   settings?: Record<string, string | number>;
 }
 
 /**
- * Every pool of this kind runs with `jit = off`. Its statements are short
- * and index-served, but a kept plan is costed for any parameter value over
- * every day partition, which can put it past `jit_above_cost` on a large
- * database: the dashboard's trigger list then spent about 4 s compiling a
- * call that runs in 15 ms (docs/storage.md). Compiling never pays off for
- * statements that read a page or a batch.
+ * Every pool of this kind runs with `jit = off` and without parallel plans
+ * (`max_parallel_workers_per_gather = 0`). Its statements are short and
+ * index-served, but a kept plan is costed for any parameter value over
+ * every day partition, which can make it look big enough for either:
+ * - past `jit_above_cost`, the dashboard's trigger list spent about 4 s
+ *   compiling a call that runs in 15 ms;
+ * - past the parallel thresholds, the scheduler's two checks for lost
+ *   queue jobs (every 5 s) each started two worker processes, 11–15 ms a
+ *   call against 0.4–0.5 ms without, on the machine's cores that firing
+ *   needs (docs/storage.md).
+ * Neither pays off for statements that read a page or a batch.
  */
-const JIT_OFF = { jit: "off" } as const;
+const SHORT_STATEMENTS = { jit: "off", max_parallel_workers_per_gather: 0 } as const;
 
 /** The `options` connection parameter that applies `settings` to a session. */
 export function sessionOptions(settings: Record<string, string | number>): string | undefined {
@@ -115,7 +120,7 @@ export function withValuesWritten(text: string, values: unknown[]): string {
 
 export function createPgRunner(databaseUrl: string, opts: PgRunnerOptions = {}): PgRunner {
   const planCacheMode = opts.customPlans ? "force_custom_plan" : opts.genericPlans ? "force_generic_plan" : undefined;
-  const options = sessionOptions({ ...JIT_OFF, ...opts.settings, ...(planCacheMode ? { plan_cache_mode: planCacheMode } : {}) });
+  const options = sessionOptions({ ...SHORT_STATEMENTS, ...opts.settings, ...(planCacheMode ? { plan_cache_mode: planCacheMode } : {}) });
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: opts.max ?? 10,

@@ -65,7 +65,9 @@ async function explain(name: string, values: unknown[], generic: boolean, setup:
     await setup();
     let plan: PlanNode;
     if (generic) {
+      // as ttr's prepared-statement pools run them (packages/db/src/pool.ts)
       await client.query("SET LOCAL plan_cache_mode = force_generic_plan");
+      await client.query("SET LOCAL max_parallel_workers_per_gather = 0");
       await client.query(`PREPARE backlog_generic AS ${sql(name)}`);
       plan = await analyzed(`EXECUTE backlog_generic(${values.map(sqlLiteral).join(", ")})`, []);
     } else {

@@ -122,7 +122,9 @@ async function explain(name: string, values: unknown[], generic = false): Promis
   try {
     let text = `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql(name)}`;
     if (generic) {
+      // as ttr's prepared-statement pools run them (packages/db/src/pool.ts)
       await client.query("SET LOCAL plan_cache_mode = force_generic_plan");
+      await client.query("SET LOCAL max_parallel_workers_per_gather = 0");
       await client.query(`PREPARE guard_generic AS ${sql(name)}`);
       const args = values.length ? `(${values.map(sqlLiteral).join(", ")})` : "";
       text = `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE guard_generic${args}`;

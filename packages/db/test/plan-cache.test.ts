@@ -99,6 +99,22 @@ describe("every pool of this kind", () => {
     expect(await jit({ settings: { jit: "on" } })).toBe("on");
   });
 
+  it("plans no parallel workers unless its settings say otherwise", async () => {
+    const workers = async (opts: PgRunnerOptions) => {
+      const runner = createPgRunner(tdb.url, { max: 1, ...opts });
+      try {
+        const [row] = await runner.$queryRawUnsafe<Array<{ n: string }>>("SELECT current_setting('max_parallel_workers_per_gather') AS n");
+        return row?.n;
+      } finally {
+        await runner.end();
+      }
+    };
+    expect(await workers({})).toBe("0");
+    expect(await workers({ genericPlans: true })).toBe("0");
+    expect(await workers({ customPlans: true })).toBe("0");
+    expect(await workers({ settings: { max_parallel_workers_per_gather: 2 } })).toBe("2");
+  });
+
   it("the dashboard's read pool keeps generic plans under a statement timeout", async () => {
     const reads = createReadsRunner(tdb.url, { max: 1, statementTimeoutMs: 1234 });
     try {
