@@ -1,7 +1,8 @@
 // The services as processes, the way they run in production: one Node.js
 // process each, configured by environment variables only. Output goes to a
 // log file per process under .ttr/bench/logs (removed when the process is
-// stopped cleanly, kept when it failed).
+// stopped cleanly, kept when it failed, or always with TTR_BENCH_KEEP_LOGS=1,
+// to read what a service said during a slow second).
 import { NODE_FLAGS } from "../../../scripts/node-flags.mjs";
 import { spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync } from "node:fs";
@@ -84,7 +85,7 @@ export async function spawnNode(name, script, env, { port, readyPath = "/readyz"
         await exited;
         clearTimeout(timer);
       }
-      rmSync(logFile, { force: true });
+      if (process.env.TTR_BENCH_KEEP_LOGS !== "1") rmSync(logFile, { force: true });
     },
   };
   try {
