@@ -12,7 +12,7 @@ export { cancelOne } from "./cancel.js";
 export * from "./policies.js";
 export * from "./declare.js";
 export { acquireLease, checkLease, LeaseLost, releaseLease, renewLease } from "./lease.js";
-export { clientRunner, createPgRunner, createReadsRunner, PLANNED_PER_CALL, type PgRunner, type PgRunnerOptions, sessionOptions, sqlLiteral, withPgClient, withValuesWritten } from "./pool.js";
+export { clientRunner, createPgRunner, createReadsRunner, PLANNED_PER_CALL, type PgRunner, type PgRunnerOptions, sessionOptions, setLocal, SHORT_STATEMENTS, sqlLiteral, withPgClient, withValuesWritten } from "./pool.js";
 export { type DayTables, detachDays, ensurePartitions, partitionBounds, prune, PARTITIONS_AHEAD_DAYS, RETENTION_LOCK_KEY, type PruneOptions, type PruneResult, waitForQuiet } from "./retention.js";
 export * from "./signing.js";
 export { deadLetterSelection, deadLettersInBulk, MAX_DEAD_LETTERS_PER_CALL, type BulkResult, type DeadLetterAction, type DeadLetterSelection, type RawSelection } from "./dead-letters.js";

@@ -71,7 +71,10 @@ export interface PgRunnerOptions {
  *   needs (docs/storage.md).
  * Neither pays off for statements that read a page or a batch.
  */
-const SHORT_STATEMENTS = { jit: "off", max_parallel_workers_per_gather: 0 } as const;
+export const SHORT_STATEMENTS = { jit: "off", max_parallel_workers_per_gather: 0 } as const;
+
+/** `SET LOCAL` statements that give a transaction `settings` (for a session not made by a pool, as the plan tests use). */
+export const setLocal = (settings: Record<string, string | number>): string[] => Object.entries(settings).map(([k, v]) => `SET LOCAL ${k} = ${pg.escapeLiteral(String(v))}`);
 
 /** The `options` connection parameter that applies `settings` to a session. */
 export function sessionOptions(settings: Record<string, string | number>): string | undefined {

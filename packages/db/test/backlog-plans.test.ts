@@ -10,7 +10,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
-import { createDb, createProject, sqlLiteral, withValuesWritten } from "../src/index.js";
+import { createDb, createProject, SHORT_STATEMENTS, setLocal, sqlLiteral, withValuesWritten } from "../src/index.js";
 import { sql } from "../src/sql.js";
 
 let tdb: TestDatabase;
@@ -66,8 +66,7 @@ async function explain(name: string, values: unknown[], generic: boolean, setup:
     let plan: PlanNode;
     if (generic) {
       // as ttr's prepared-statement pools run them (packages/db/src/pool.ts)
-      await client.query("SET LOCAL plan_cache_mode = force_generic_plan");
-      await client.query("SET LOCAL max_parallel_workers_per_gather = 0");
+      for (const set of setLocal({ ...SHORT_STATEMENTS, plan_cache_mode: "force_generic_plan" })) await client.query(set);
       await client.query(`PREPARE backlog_generic AS ${sql(name)}`);
       plan = await analyzed(`EXECUTE backlog_generic(${values.map(sqlLiteral).join(", ")})`, []);
     } else {
@@ -128,14 +127,14 @@ describe("a queue backlog is read only as far as the overview's limit", () => {
   /** `count` attempts of `projectId` dispatched and waiting in the queue, then ANALYZE. */
   const queued = (projectId: string, count: number) => async () => {
     await client.query(
-        `WITH t AS (
-           INSERT INTO triggers (project_id, status, url, method, headers, tags, scheduled_at, attempts, created_at, updated_at)
-           SELECT $1, 'queued', 'http://127.0.0.1:9/q/' || i, 'GET', '[]', '{}', now() - make_interval(secs => i), 1, now(), now()
-           FROM generate_series(1, $2::int) AS i
-           RETURNING id, project_id, part_day, scheduled_at
-         )
-         INSERT INTO executions (trigger_id, project_id, attempt_number, triggered_by, status, planned_at, dispatched_at, part_day)
-         SELECT id, project_id, 1, 'scheduler', 'planned', scheduled_at, now(), part_day FROM t`,
+      `WITH t AS (
+         INSERT INTO triggers (project_id, status, url, method, headers, tags, scheduled_at, attempts, created_at, updated_at)
+         SELECT $1, 'queued', 'http://127.0.0.1:9/q/' || i, 'GET', '[]', '{}', now() - make_interval(secs => i), 1, now(), now()
+         FROM generate_series(1, $2::int) AS i
+         RETURNING id, project_id, part_day, scheduled_at
+       )
+       INSERT INTO executions (trigger_id, project_id, attempt_number, triggered_by, status, planned_at, dispatched_at, part_day)
+       SELECT id, project_id, 1, 'scheduler', 'planned', scheduled_at, now(), part_day FROM t`,
       [projectId, count],
     );
     await client.query("ANALYZE triggers, executions");

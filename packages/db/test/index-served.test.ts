@@ -7,7 +7,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
 import { seedHistory } from "../../../test/support/history.js";
-import { createDb, createProject, PLANNED_PER_CALL, sqlLiteral } from "../src/index.js";
+import { createDb, createProject, PLANNED_PER_CALL, SHORT_STATEMENTS, setLocal, sqlLiteral } from "../src/index.js";
 import { sql } from "../src/sql.js";
 
 const HISTORY = 600_000; // finished triggers, each with one execution (1.2M history rows)
@@ -123,8 +123,7 @@ async function explain(name: string, values: unknown[], generic = false): Promis
     let text = `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql(name)}`;
     if (generic) {
       // as ttr's prepared-statement pools run them (packages/db/src/pool.ts)
-      await client.query("SET LOCAL plan_cache_mode = force_generic_plan");
-      await client.query("SET LOCAL max_parallel_workers_per_gather = 0");
+      for (const set of setLocal({ ...SHORT_STATEMENTS, plan_cache_mode: "force_generic_plan" })) await client.query(set);
       await client.query(`PREPARE guard_generic AS ${sql(name)}`);
       const args = values.length ? `(${values.map(sqlLiteral).join(", ")})` : "";
       text = `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE guard_generic${args}`;

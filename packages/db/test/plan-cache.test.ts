@@ -85,30 +85,25 @@ describe("a pool with genericPlans", () => {
 });
 
 describe("every pool of this kind", () => {
+  /** The server setting `name` as a session of a pool made with `opts` sees it. */
+  const settingOn = async (opts: PgRunnerOptions, name: string) => {
+    const runner = createPgRunner(tdb.url, { max: 1, ...opts });
+    try {
+      return (await runner.$queryRawUnsafe<Array<{ value: string }>>("SELECT current_setting($1) AS value", name))[0]?.value;
+    } finally {
+      await runner.end();
+    }
+  };
+
   it("runs with jit off unless its settings say otherwise", async () => {
-    const jit = async (opts: PgRunnerOptions) => {
-      const runner = createPgRunner(tdb.url, { max: 1, ...opts });
-      try {
-        return (await runner.$queryRawUnsafe<Array<{ jit: string }>>("SHOW jit"))[0]?.jit;
-      } finally {
-        await runner.end();
-      }
-    };
+    const jit = (opts: PgRunnerOptions) => settingOn(opts, "jit");
     expect(await jit({})).toBe("off");
     expect(await jit({ genericPlans: true, settings: { statement_timeout: 1000 } })).toBe("off");
     expect(await jit({ settings: { jit: "on" } })).toBe("on");
   });
 
   it("plans no parallel workers unless its settings say otherwise", async () => {
-    const workers = async (opts: PgRunnerOptions) => {
-      const runner = createPgRunner(tdb.url, { max: 1, ...opts });
-      try {
-        const [row] = await runner.$queryRawUnsafe<Array<{ n: string }>>("SELECT current_setting('max_parallel_workers_per_gather') AS n");
-        return row?.n;
-      } finally {
-        await runner.end();
-      }
-    };
+    const workers = (opts: PgRunnerOptions) => settingOn(opts, "max_parallel_workers_per_gather");
     expect(await workers({})).toBe("0");
     expect(await workers({ genericPlans: true })).toBe("0");
     expect(await workers({ customPlans: true })).toBe("0");
