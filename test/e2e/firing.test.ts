@@ -1,5 +1,6 @@
 // The firing pipeline end to end (docs/concepts.md): api, scheduler and executor as
-// processes, sending to a real target on 127.0.0.1.
+// processes, sending to a real target on 127.0.0.1; and what a slow tick logs.
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, insertPolicy, instancesOf, settled, triggerById } from "../support/rows.js";
 import { startSystem, type System } from "../support/system.js";
@@ -189,5 +190,65 @@ describe("recurring triggers (docs/concepts.md)", () => {
       expect((await settled(sys.db, i.id)).map((e) => e.status)).toEqual(["complete"]);
       expect((await triggerById(sys.db, i.id))?.status).toBe("completed");
     }
+  });
+});
+
+describe("slow ticks (docs/operations.md)", () => {
+  // While a lock holds up the active scheduler's transactions for over a
+  // second, the tick that waited logs one warning naming the step that
+  // waited and the round it was in.
+
+  /** The scheduler's JSON lines whose message is `message`. */
+  function logged(message: string): Array<Record<string, unknown>> {
+    const scheduler = sys.services.find((s) => s.name === "scheduler")!;
+    return scheduler.output
+      .join("")
+      .split("\n")
+      .filter((line) => line.includes(message))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  }
+
+  const HOLD_MS = 1500;
+
+  it("a tick held up by a lock logs its steps, the waiting one included", async () => {
+    // One fire shows the scheduler leads and ticks.
+    const first = await sys.call("POST", "/schedule", { "ttr-api-key": sys.apiKey, "ttr-url": `${target.base}/slow-first`, "ttr-scheduled-at": "now" });
+    expect(first.status).toBe(200);
+    await target.waitFor("/slow-first", 1);
+
+    // Ticks start just after each second: take the lock mid-second, so that
+    // the next tick, not a sweep running at that moment, is the one that waits.
+    await new Promise((r) => setTimeout(r, (1300 - (Date.now() % 1000)) % 1000));
+    const client = new pg.Client({ connectionString: sys.database.url });
+    await client.connect();
+    try {
+      await client.query("BEGIN");
+      // Every transaction of the active scheduler first key-share locks the lease row.
+      await client.query("SELECT 1 FROM scheduler_lease WHERE id = 1 FOR UPDATE");
+      const held = await sys.call("POST", "/schedule", { "ttr-api-key": sys.apiKey, "ttr-url": `${target.base}/slow-held`, "ttr-scheduled-at": "now" });
+      expect(held.status).toBe(200);
+      await new Promise((r) => setTimeout(r, HOLD_MS));
+      await client.query("COMMIT");
+    } finally {
+      await client.end();
+    }
+    await target.waitFor("/slow-held", 1);
+
+    const line = await eventually(async () => logged("slow scheduler tick")[0], 5000, "a slow-tick line");
+    expect(line).toMatchObject({ level: "warn", message: "slow scheduler tick" });
+    // it waited for the lock in its first claim, and says so
+    const steps = line.steps as Record<string, number>;
+    const round = (line.rounds as Array<Record<string, number>>)[0] ?? {};
+    expect(line.ms).toBeGreaterThan(500);
+    expect(steps.promoteMs).toBeGreaterThan(500);
+    // the trigger scheduled while it waited: claimed in that round
+    expect(round.batch).toBe(100);
+    expect(round.promoted).toBeGreaterThanOrEqual(1);
+    expect(round.promoteMs).toBeGreaterThan(500);
+    // the steps account for the whole tick
+    const sum = Object.values(steps).reduce((a, b) => a + b, 0);
+    expect(sum).toBeLessThanOrEqual((line.ms as number) + 1);
+    expect(sum).toBeGreaterThan((line.ms as number) - 50);
+    expect(typeof line.lateMs).toBe("number");
   });
 });

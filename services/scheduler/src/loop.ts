@@ -10,6 +10,7 @@ import { dispatchBatch, dispatchHeld, requeueLost, STALE_AFTER_MS } from "./disp
 import { promoteBatch } from "./promote.js";
 import { reap } from "./reaper.js";
 import { ensurePendingInstances } from "./recurring.js";
+import { StepTimer } from "./slow.js";
 
 const SWEEP_EVERY_MS = 5000;
 /** How many times a tick's first batch doubling may reach. */
@@ -40,6 +41,8 @@ export class SchedulerLoop {
   private lastRequeue = Date.now();
   /** a planned attempt due before the next aligned tick */
   private wakeAt: number | null = null;
+  /** when the planned tick's timer should fire (Date.now() time) */
+  private timerDue = 0;
   private readonly outage: OutageLog;
 
   constructor(private readonly deps: Deps) {
@@ -68,6 +71,7 @@ export class SchedulerLoop {
     const now = Date.now();
     let wait = (Math.floor(now / tick) + 1) * tick + ALIGN_SLACK_MS - now;
     if (this.wakeAt !== null) wait = Math.max(0, Math.min(wait, this.wakeAt + 1 - now));
+    this.timerDue = now + wait;
     this.timer = setTimeout(() => {
       this.timer = null;
       if (this.running) return;
@@ -86,11 +90,15 @@ export class SchedulerLoop {
    */
   async tick(): Promise<void> {
     if (!this.deps.lease.held()) return;
+    // how late the timer fired: a process starved of CPU, or a long GC
+    const lateMs = Math.max(0, Date.now() - this.timerDue);
     const stopTimer = this.deps.metrics.tickSeconds.startTimer();
+    const steps = new StepTimer();
     let timing = true;
     const { first: firstBatch, largest } = batchLimits(this.deps.env.SCHEDULER_BATCH_SIZE);
     try {
       await this.deps.recovery.run(new Date());
+      steps.lap("recoveryMs");
       // A full batch means more are due: go on at once with a larger one
       // instead of waiting for the next tick.
       const full = new Set<string>();
@@ -105,18 +113,25 @@ export class SchedulerLoop {
       for (let batch = firstBatch; ; previous = batch, batch = Math.min(batch * 2, largest)) {
         const now = new Date();
         const first = previous === 0;
+        steps.lap();
         const { promoted, admissible, enqueued } = await promoteBatch(this.deps, now, batch);
+        const promoteMs = steps.lap("promoteMs");
         enqueueing.push(enqueued);
         // Held attempts first: they are older than anything promoted now.
         released = first || released > 0 ? await dispatchHeld(this.deps, now, full, batch) : 0;
+        const heldMs = steps.lap("heldMs");
         dispatched = first || admissible > 0 || dispatched >= previous ? await dispatchBatch(this.deps, now, full, batch) : 0;
+        steps.rounds.push({ batch, promoted, released, dispatched, promoteMs, heldMs, dispatchMs: steps.lap("dispatchMs") });
         if (!this.active || (promoted < batch && dispatched < batch && released === 0)) break;
       }
       await Promise.all(enqueueing);
+      steps.lap("enqueueWaitMs");
       this.deps.metrics.fullTags.set(full.size);
       this.wakeAt = (await nextPlannedAt(this.deps.db, new Date()))?.getTime() ?? null;
+      steps.lap("nextPlannedMs");
       stopTimer();
       timing = false;
+      steps.report(this.deps.log, "slow scheduler tick", this.slowMs(), { lateMs, fullTags: full.size });
       await this.sweeps(new Date());
       this.outage.recovered();
     } catch (err) {
@@ -132,26 +147,39 @@ export class SchedulerLoop {
     const requeue = now.getTime() - this.lastRequeue >= REQUEUE_EVERY_MS;
     if (!sweep && !requeue) return;
     const stopTimer = this.deps.metrics.sweepSeconds.startTimer();
+    const steps = new StepTimer();
     try {
       if (sweep) {
         this.lastSweep = now.getTime();
         await reap(this.deps, now);
+        steps.lap("reapMs");
         await ensurePendingInstances(this.deps, now);
+        steps.lap("instancesMs");
         await this.deps.admission.reconcile();
+        steps.lap("reconcileMs");
         this.deps.metrics.held.set(await countHeld(this.deps.db, now));
         // replaced as a whole: a tag whose backlog is gone drops out
         const byTag = await countHeldByTag(this.deps.db, now, HELD_TAGS_SHOWN);
         this.deps.metrics.heldByTag.reset();
         for (const b of byTag) this.deps.metrics.heldByTag.set({ project: b.projectId, tag: b.tag }, b.held);
+        steps.lap("heldCountsMs");
       }
       if (requeue) {
         this.lastRequeue = now.getTime();
         const before = new Date(now.getTime() - STALE_AFTER_MS);
         await requeueLost(this.deps, before, before);
+        steps.lap("requeueMs");
       }
     } finally {
       stopTimer();
     }
+    // The next tick waits for the sweeps: slow ones make it late too.
+    steps.report(this.deps.log, "slow scheduler sweeps", this.slowMs());
+  }
+
+  /** A tick or a sweep round longer than half the tick interval is worth a line (slow.ts). */
+  private slowMs(): number {
+    return this.deps.env.SCHEDULER_TICK_MS / 2;
   }
 
   /**
