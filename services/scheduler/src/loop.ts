@@ -131,7 +131,7 @@ export class SchedulerLoop {
       steps.lap("nextPlannedMs");
       stopTimer();
       timing = false;
-      steps.report(this.deps.log, "slow scheduler tick", this.slowMs(), { lateMs, fullTags: full.size });
+      steps.report(this.deps.log, "slow scheduler tick", this.deps.env.SCHEDULER_SLOW_TICK_MS, { lateMs, fullTags: full.size });
       await this.sweeps(new Date());
       this.outage.recovered();
     } catch (err) {
@@ -174,12 +174,7 @@ export class SchedulerLoop {
       stopTimer();
     }
     // The next tick waits for the sweeps: slow ones make it late too.
-    steps.report(this.deps.log, "slow scheduler sweeps", this.slowMs());
-  }
-
-  /** A tick or a sweep round longer than half the tick interval is worth a line (slow.ts). */
-  private slowMs(): number {
-    return this.deps.env.SCHEDULER_TICK_MS / 2;
+    steps.report(this.deps.log, "slow scheduler sweeps", this.deps.env.SCHEDULER_SLOW_TICK_MS);
   }
 
   /**

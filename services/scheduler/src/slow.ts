@@ -1,5 +1,5 @@
-// A tick, or a round of sweeps, that takes more than half of
-// SCHEDULER_TICK_MS logs one warning with the time of each of its steps, so
+// A tick, or a round of sweeps, that takes more than SCHEDULER_SLOW_TICK_MS
+// (half of SCHEDULER_TICK_MS by default) logs one warning with the time of each of its steps, so
 // that a late second explains itself from the logs alone: which statement
 // waited, how many rounds the backlog took, or whether the whole process was
 // slow (the timer itself fired late). See docs/operations.md, "Slow ticks".

@@ -1,6 +1,7 @@
 // How many due triggers each statement of a tick claims (docs/configuration.md,
 // SCHEDULER_BATCH_SIZE): the first batch is the setting, 100 by default, and
-// full batches double the next up to ten times the setting, never past 10,000.
+// full batches double the next up to ten times the setting, never past 10,000;
+// and the threshold past which a tick logs its steps.
 import { describe, expect, it } from "vitest";
 import { loadEnv } from "../src/env.js";
 import { batchLimits } from "../src/loop.js";
@@ -23,5 +24,14 @@ describe("SCHEDULER_BATCH_SIZE", () => {
   it("refuses values outside 1 to 10,000", () => {
     expect(() => loadEnv({ ...env, SCHEDULER_BATCH_SIZE: "0" })).toThrow(/SCHEDULER_BATCH_SIZE/);
     expect(() => loadEnv({ ...env, SCHEDULER_BATCH_SIZE: "10001" })).toThrow(/SCHEDULER_BATCH_SIZE/);
+  });
+});
+
+describe("SCHEDULER_SLOW_TICK_MS", () => {
+  it("is half the tick interval unless set", () => {
+    expect(loadEnv(env).SCHEDULER_SLOW_TICK_MS).toBe(500);
+    expect(loadEnv({ ...env, SCHEDULER_TICK_MS: "250" }).SCHEDULER_SLOW_TICK_MS).toBe(125);
+    expect(loadEnv({ ...env, SCHEDULER_SLOW_TICK_MS: "200" }).SCHEDULER_SLOW_TICK_MS).toBe(200);
+    expect(() => loadEnv({ ...env, SCHEDULER_SLOW_TICK_MS: "0" })).toThrow(/SCHEDULER_SLOW_TICK_MS/);
   });
 });

@@ -187,6 +187,26 @@ function largeFiringSeconds(a) {
   return lines.length ? [`Worst lateness per due second of each window (ms), which tells a stall of one second from lateness spread over the window:\n\n${lines.join("\n")}`] : [];
 }
 
+/** One slow-tick line as `12:03:04 tick 254 ms: promoteMs 210 (3 rounds, timer 0 ms late)`. */
+function slowTickText(e) {
+  const [step, stepMs] = Object.entries(e.steps ?? {}).reduce((b, x) => (x[1] > b[1] ? x : b), ["", 0]);
+  const kind = e.message === "slow scheduler sweeps" ? "sweeps" : "tick";
+  const extra = kind === "tick" ? ` (${e.rounds?.length ?? 0} rounds, timer ${fmt(e.lateMs)} ms late)` : "";
+  return `${String(e.timestamp).slice(11, 19)} ${kind} ${fmt(e.ms)} ms: ${step} ${fmt(stepMs)}${extra}`;
+}
+
+/** The scheduler's own account of each tick over 200 ms in a window (runs since the scheduler logged them). */
+function largeSlowTicks(a) {
+  const windows = ["empty", "large"].flatMap((state) =>
+    Object.entries(a[state]?.fire ?? {})
+      .filter(([, w]) => Array.isArray(w.slowTicks))
+      .map(([rate, w]) => [`${state} ${Number(rate).toLocaleString("en-US")}/s`, w.slowTicks]),
+  );
+  if (windows.length === 0) return [];
+  const lines = windows.map(([name, list]) => `- ${name}: ${list.length === 0 ? "none" : list.map(slowTickText).join("; ")}`);
+  return [`Ticks and sweeps over 200 ms as the scheduler logged them (the step that took longest):\n\n${lines.join("\n")}`];
+}
+
 function largeSchedule(a) {
   const e = a.empty?.schedule;
   const l = a.large?.schedule;
@@ -219,11 +239,23 @@ function largeOps(a) {
 function largeBytes(a) {
   const e = a.empty?.bytes;
   const l = a.large?.bytes;
-  return table(["per fired one-shot (300/s window)", "empty", "large", "large / empty"], [
-    ["live bytes (triggers + executions, indexes, TOAST)", fmt(e?.livePerFire, 0, " B"), fmt(l?.livePerFire, 0, " B"), times(l?.livePerFire, e?.livePerFire)],
-    ["WAL bytes (server-wide)", fmt(e?.walPerFire, 0, " B"), fmt(l?.walPerFire, 0, " B"), times(l?.walPerFire, e?.walPerFire)],
-    ["one-shots fired (with the warm-up)", fmt(e?.fired), fmt(l?.fired), ""],
-  ]);
+  const split = e?.wal?.fpiPerFire !== undefined || l?.wal?.fpiPerFire !== undefined;
+  return [
+    table(["per fired one-shot (300/s window)", "empty", "large", "large / empty"], [
+      ["live bytes (triggers + executions, indexes, TOAST)", fmt(e?.livePerFire, 0, " B"), fmt(l?.livePerFire, 0, " B"), times(l?.livePerFire, e?.livePerFire)],
+      ["WAL bytes (server-wide)", fmt(e?.walPerFire, 0, " B"), fmt(l?.walPerFire, 0, " B"), times(l?.walPerFire, e?.walPerFire)],
+      ...(split ? [["of which full-page images", fmt(e?.wal?.fpiPerFire, 0, " B"), fmt(l?.wal?.fpiPerFire, 0, " B"), ""]] : []),
+      ["one-shots fired (with the warm-up)", fmt(e?.fired), fmt(l?.fired), ""],
+    ]),
+    ...["empty", "large"].flatMap((state) => walRelations(state, a[state]?.bytes?.wal)),
+  ].join("\n\n");
+}
+
+/** The relations that wrote most WAL in a window, as read from the server's WAL files (the first run's). */
+function walRelations(state, wal) {
+  if (!Array.isArray(wal?.relations)) return wal?.error ? [`The ${state} window's WAL could not be read: ${wal.error}`] : [];
+  const list = wal.relations.map((r) => `${r.relation} ${fmt(r.perFire, 0, " B")}${r.fpiPerFire > 0 ? ` (${fmt(r.fpiPerFire, 0, " B")} full-page images)` : ""}`);
+  return [`WAL per fire by relation, ${state} database (partitions under their table's name): ${list.join("; ")}.`];
 }
 
 function largeRetention(a) {
@@ -273,6 +305,7 @@ export function largeState(r) {
     ...(s ? [`Seeding the large database took ${fmt(s.totalS, 0, " s")} (history ${fmt(s.historyS, 0, " s")}, pending ${fmt(s.pendingS, 0, " s")}, old rows ${fmt(s.oldS, 0, " s")}, VACUUM ANALYZE ${fmt(s.vacuumS, 0, " s")}; ${fmt(s.rows)} rows), then ${fmt(s.settleS, 0, " s")} waiting for a checkpoint so that its writes are not flushed during the windows.`] : []),
     largeFiring(a),
     ...largeFiringSeconds(a),
+    ...largeSlowTicks(a),
     `POST /schedule at a fixed ${fmt(z.scheduleRate)} req/s (autocannon \`-R\`, 8 connections, no coordinated-omission correction, after a 2-s warm-up), scheduled in 2099:`,
     largeSchedule(a),
     `Dashboard reads through a signed-in session and operations with the API key, each timed from request to the last byte; reads and the repeated cancels ${fmt(z.reads)} times in a row after one warm-up call:`,

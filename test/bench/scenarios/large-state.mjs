@@ -23,6 +23,8 @@
 // 5 s into a window of steady firing at 300/s, beside a window of the same
 // rate right before it. The scheduler's own hourly
 // retention is off (TTR_RETENTION_DAYS=0) so that the pass runs only then.
+import { accessSync, constants, readFileSync } from "node:fs";
+import path from "node:path";
 import { createDb, createProject, prune } from "@ttr/db";
 import { OLD_FROM_DAYS, OLD_TO_DAYS, seedLargeState, seedOpTargets, seedPolicies } from "../lib/large-state-seed.mjs";
 import { cpuMeter, machineCpuMs, serverGroups } from "../lib/procstat.mjs";
@@ -31,6 +33,7 @@ import { apiOps, dashboardReads, scheduleLatency } from "../lib/large-state-ops.
 import { startSink } from "../lib/sink.mjs";
 import { analyzeFiring, secondAfter, sleep } from "../lib/stats.mjs";
 import { benchProject, insertTriggers, pool } from "../lib/triggers.mjs";
+import { byRelation, FILES, waldump } from "../lib/wal.mjs";
 
 /** A whole number from the environment, or null when unset. */
 function envCount(name) {
@@ -200,6 +203,7 @@ export async function fireWindow(env, w) {
     sweeps: tickFigures(ticks0.sweeps, ticks1.sweeps),
     otherCpuPct: (100 * (machineCpuMs() - machine0 - ours)) / wallMs,
     bySecond: worstPerSecond(sink, w.from, count, w.rate, t0),
+    slowTicks: slowTicks(sys, wall0, w.endedAt),
   };
   if (!complete) out.tail = sys.procs.map((p) => `--- ${p.name}\n${p.tail()}`).join("\n");
   if (during) {
@@ -211,9 +215,72 @@ export async function fireWindow(env, w) {
     const after = await storageMark(db, [utcDay(wall0 - 60_000), utcDay(Date.now())]);
     const fired = f.received + (sink.warmups() - warmups0);
     const { rows } = await db.query("SELECT pg_wal_lsn_diff($1::pg_lsn, $2::pg_lsn)::float8 AS wal", [after.lsn, before.lsn]);
-    out.bytes = { fired, livePerFire: (after.bytes - before.bytes) / fired, walPerFire: rows[0].wal / fired };
+    out.bytes = { fired, livePerFire: (after.bytes - before.bytes) / fired, walPerFire: rows[0].wal / fired, wal: await walSplit(db, before.lsn, after.lsn, fired) };
   }
   return out;
+}
+
+/**
+ * The window's WAL by what wrote it, per fire, when this process can read
+ * the server's WAL files (it runs on the server's machine as a user allowed
+ * into its data directory; null otherwise): the bytes of full-page images,
+ * and the relations that wrote most, with their full-page images. Server
+ * wide, like the window's WAL figure: a relation of another database is
+ * "(other)".
+ */
+async function walSplit(db, from, to, fired) {
+  let walDir;
+  let version;
+  try {
+    walDir = path.join((await db.query("SHOW data_directory")).rows[0].data_directory, "pg_wal");
+    version = (await db.query("SHOW server_version_num")).rows[0].server_version_num.slice(0, -4);
+    accessSync(walDir, constants.R_OK);
+  } catch {
+    return null;
+  }
+  const names = new Map((await db.query(FILES)).rows.map((r) => [r.file, r.name]));
+  let detail;
+  try {
+    detail = byRelation(waldump(version), walDir, from, to, names);
+  } catch (err) {
+    return { error: String(err.message).slice(0, 300) };
+  }
+  const per = (n) => Math.round(n / fired);
+  const relations = new Map();
+  for (const row of detail) {
+    const r = relations.get(row.relation) ?? { relation: row.relation, bytes: 0, fpiBytes: 0 };
+    r.bytes += row.bytes;
+    r.fpiBytes += row.fpiBytes;
+    relations.set(row.relation, r);
+  }
+  const top = [...relations.values()].sort((a, b) => b.bytes - a.bytes).slice(0, 10);
+  return {
+    fpiPerFire: per(detail.reduce((a, r) => a + r.fpiBytes, 0)),
+    relations: top.map((r) => ({ relation: r.relation, perFire: per(r.bytes), fpiPerFire: per(r.fpiBytes) })),
+  };
+}
+
+/**
+ * The scheduler's slow-tick and slow-sweep lines (docs/operations.md, slow
+ * ticks) logged between `from` and `to` (ms), as logged: each names the
+ * step that took the time.
+ */
+function slowTicks(sys, from, to) {
+  let text = "";
+  try {
+    text = readFileSync(sys.scheduler.logFile, "utf8");
+  } catch {
+    return [];
+  }
+  return text
+    .split("\n")
+    .filter((line) => line.includes('"slow scheduler '))
+    .map((line) => JSON.parse(line))
+    .filter((e) => {
+      const at = Date.parse(e.timestamp);
+      return at >= from && at <= to;
+    })
+    .map(({ level: _level, service: _service, ...e }) => e);
 }
 
 /** The pass's step durations (ms, in order) as [{step, atS, ms}], atS counted from `fromS`. */
@@ -368,8 +435,10 @@ export async function largeStateOnce(ctx, opts) {
   const size = largeStateSizes(opts.quick);
   const log = opts.log ?? (() => {});
   const base = opts.config.services;
-  // The retention pass is the bench's own, at a known moment: the scheduler's hourly one is off.
-  const services = { ...base, schedulerEnv: { ...base.schedulerEnv, TTR_RETENTION_DAYS: "0" } };
+  // The retention pass is the bench's own, at a known moment: the scheduler's
+  // hourly one is off. A tick over 200 ms (the figure counted) logs its
+  // steps, which the windows collect: a log threshold, it changes nothing else.
+  const services = { ...base, schedulerEnv: { ...base.schedulerEnv, TTR_RETENTION_DAYS: "0", SCHEDULER_SLOW_TICK_MS: "200" } };
   log("large-state: empty database");
   const empty = await measureState(ctx, size, services, false, (m) => log(`  empty: ${m}`));
   log("large-state: large database");
