@@ -224,7 +224,8 @@ export async function fireWindow(env, w) {
  * The window's WAL by what wrote it, per fire, when this process can read
  * the server's WAL files (it runs on the server's machine as a user allowed
  * into its data directory; null otherwise): the bytes of full-page images,
- * and the relations that wrote most, with their full-page images. Server
+ * the relations that wrote most, with their full-page images, and the
+ * record types that carried those images. Server
  * wide, like the window's WAL figure: a relation of another database is
  * "(other)".
  */
@@ -257,6 +258,12 @@ async function walSplit(db, from, to, fired) {
   return {
     fpiPerFire: per(detail.reduce((a, r) => a + r.fpiBytes, 0)),
     relations: top.map((r) => ({ relation: r.relation, perFire: per(r.bytes), fpiPerFire: per(r.fpiBytes) })),
+    // which records carried the full-page images
+    fpiRecords: detail
+      .filter((r) => r.fpiBytes > 0)
+      .sort((a, b) => b.fpiBytes - a.fpiBytes)
+      .slice(0, 8)
+      .map((r) => ({ relation: r.relation, type: r.type, count: r.count, fpiPerFire: per(r.fpiBytes) })),
   };
 }
 
