@@ -148,3 +148,26 @@ export function ttrGroups(sys) {
   groups.executor = sys.executors.map((e) => e.pid);
   return groups;
 }
+
+/**
+ * The scheduler's slow-tick and slow-sweep lines (docs/operations.md, slow
+ * ticks) logged between `from` and `to` (ms), as logged: each names the
+ * step that took the time.
+ */
+export function slowTicks(sys, from, to) {
+  let text = "";
+  try {
+    text = readFileSync(sys.scheduler.logFile, "utf8");
+  } catch {
+    return [];
+  }
+  return text
+    .split("\n")
+    .filter((line) => line.includes('"slow scheduler '))
+    .map((line) => JSON.parse(line))
+    .filter((e) => {
+      const at = Date.parse(e.timestamp);
+      return at >= from && at <= to;
+    })
+    .map(({ level: _level, service: _service, ...e }) => e);
+}

@@ -4,7 +4,8 @@
 // this machine, readable by this process (wal-records.mjs, and the
 // large-state bench when it runs as a user that can read it).
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { accessSync, constants, existsSync } from "node:fs";
+import path from "node:path";
 
 /** pg_waldump of the server's major version: Debian's, else the one on PATH. */
 export function waldump(version) {
@@ -64,4 +65,51 @@ export function byRelation(bin, walDir, from, to, names) {
     rows.set(key, row);
   }
   return [...rows.values()];
+}
+
+/**
+ * The window's WAL by what wrote it, per fire, when this process can read
+ * the server's WAL files (it runs on the server's machine as a user allowed
+ * into its data directory; null otherwise): the bytes of full-page images,
+ * the relations that wrote most, with their full-page images, and the
+ * record types that carried those images. Server
+ * wide, like the window's WAL figure: a relation of another database is
+ * "(other)".
+ */
+export async function walSplit(db, from, to, fired) {
+  let walDir;
+  let version;
+  try {
+    walDir = path.join((await db.query("SHOW data_directory")).rows[0].data_directory, "pg_wal");
+    version = (await db.query("SHOW server_version_num")).rows[0].server_version_num.slice(0, -4);
+    accessSync(walDir, constants.R_OK);
+  } catch {
+    return null;
+  }
+  const names = new Map((await db.query(FILES)).rows.map((r) => [r.file, r.name]));
+  let detail;
+  try {
+    detail = byRelation(waldump(version), walDir, from, to, names);
+  } catch (err) {
+    return { error: String(err.message).slice(0, 300) };
+  }
+  const per = (n) => Math.round(n / fired);
+  const relations = new Map();
+  for (const row of detail) {
+    const r = relations.get(row.relation) ?? { relation: row.relation, bytes: 0, fpiBytes: 0 };
+    r.bytes += row.bytes;
+    r.fpiBytes += row.fpiBytes;
+    relations.set(row.relation, r);
+  }
+  const top = [...relations.values()].sort((a, b) => b.bytes - a.bytes).slice(0, 10);
+  return {
+    fpiPerFire: per(detail.reduce((a, r) => a + r.fpiBytes, 0)),
+    relations: top.map((r) => ({ relation: r.relation, perFire: per(r.bytes), fpiPerFire: per(r.fpiBytes) })),
+    // which records carried the full-page images
+    fpiRecords: detail
+      .filter((r) => r.fpiBytes > 0)
+      .sort((a, b) => b.fpiBytes - a.fpiBytes)
+      .slice(0, 8)
+      .map((r) => ({ relation: r.relation, type: r.type, count: r.count, fpiPerFire: per(r.fpiBytes) })),
+  };
 }

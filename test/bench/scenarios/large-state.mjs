@@ -23,17 +23,15 @@
 // 5 s into a window of steady firing at 300/s, beside a window of the same
 // rate right before it. The scheduler's own hourly
 // retention is off (TTR_RETENTION_DAYS=0) so that the pass runs only then.
-import { accessSync, constants, readFileSync } from "node:fs";
-import path from "node:path";
 import { createDb, createProject, prune } from "@ttr/db";
 import { OLD_FROM_DAYS, OLD_TO_DAYS, seedLargeState, seedOpTargets, seedPolicies } from "../lib/large-state-seed.mjs";
 import { cpuMeter, machineCpuMs, serverGroups } from "../lib/procstat.mjs";
-import { startTtr, ttrGroups } from "../lib/services.mjs";
+import { slowTicks, startTtr, ttrGroups } from "../lib/services.mjs";
 import { apiOps, dashboardReads, scheduleLatency } from "../lib/large-state-ops.mjs";
 import { startSink } from "../lib/sink.mjs";
 import { analyzeFiring, secondAfter, sleep } from "../lib/stats.mjs";
 import { benchProject, insertTriggers, pool } from "../lib/triggers.mjs";
-import { byRelation, FILES, waldump } from "../lib/wal.mjs";
+import { walSplit } from "../lib/wal.mjs";
 
 /** A whole number from the environment, or null when unset. */
 function envCount(name) {
@@ -218,76 +216,6 @@ export async function fireWindow(env, w) {
     out.bytes = { fired, livePerFire: (after.bytes - before.bytes) / fired, walPerFire: rows[0].wal / fired, wal: await walSplit(db, before.lsn, after.lsn, fired) };
   }
   return out;
-}
-
-/**
- * The window's WAL by what wrote it, per fire, when this process can read
- * the server's WAL files (it runs on the server's machine as a user allowed
- * into its data directory; null otherwise): the bytes of full-page images,
- * the relations that wrote most, with their full-page images, and the
- * record types that carried those images. Server
- * wide, like the window's WAL figure: a relation of another database is
- * "(other)".
- */
-async function walSplit(db, from, to, fired) {
-  let walDir;
-  let version;
-  try {
-    walDir = path.join((await db.query("SHOW data_directory")).rows[0].data_directory, "pg_wal");
-    version = (await db.query("SHOW server_version_num")).rows[0].server_version_num.slice(0, -4);
-    accessSync(walDir, constants.R_OK);
-  } catch {
-    return null;
-  }
-  const names = new Map((await db.query(FILES)).rows.map((r) => [r.file, r.name]));
-  let detail;
-  try {
-    detail = byRelation(waldump(version), walDir, from, to, names);
-  } catch (err) {
-    return { error: String(err.message).slice(0, 300) };
-  }
-  const per = (n) => Math.round(n / fired);
-  const relations = new Map();
-  for (const row of detail) {
-    const r = relations.get(row.relation) ?? { relation: row.relation, bytes: 0, fpiBytes: 0 };
-    r.bytes += row.bytes;
-    r.fpiBytes += row.fpiBytes;
-    relations.set(row.relation, r);
-  }
-  const top = [...relations.values()].sort((a, b) => b.bytes - a.bytes).slice(0, 10);
-  return {
-    fpiPerFire: per(detail.reduce((a, r) => a + r.fpiBytes, 0)),
-    relations: top.map((r) => ({ relation: r.relation, perFire: per(r.bytes), fpiPerFire: per(r.fpiBytes) })),
-    // which records carried the full-page images
-    fpiRecords: detail
-      .filter((r) => r.fpiBytes > 0)
-      .sort((a, b) => b.fpiBytes - a.fpiBytes)
-      .slice(0, 8)
-      .map((r) => ({ relation: r.relation, type: r.type, count: r.count, fpiPerFire: per(r.fpiBytes) })),
-  };
-}
-
-/**
- * The scheduler's slow-tick and slow-sweep lines (docs/operations.md, slow
- * ticks) logged between `from` and `to` (ms), as logged: each names the
- * step that took the time.
- */
-function slowTicks(sys, from, to) {
-  let text = "";
-  try {
-    text = readFileSync(sys.scheduler.logFile, "utf8");
-  } catch {
-    return [];
-  }
-  return text
-    .split("\n")
-    .filter((line) => line.includes('"slow scheduler '))
-    .map((line) => JSON.parse(line))
-    .filter((e) => {
-      const at = Date.parse(e.timestamp);
-      return at >= from && at <= to;
-    })
-    .map(({ level: _level, service: _service, ...e }) => e);
 }
 
 /** The pass's step durations (ms, in order) as [{step, atS, ms}], atS counted from `fromS`. */
