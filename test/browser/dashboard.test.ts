@@ -9,11 +9,12 @@ import { randomBytes } from "node:crypto";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@ttr/db";
-import { startSystem, type System } from "../support/system.js";
+import { printLogsOnFailure, startSystem, type System } from "../support/system.js";
 import { startTarget, type Target } from "../support/target.js";
 import { type Browser, openBrowser, waitText } from "./browser.js";
 
 let sys: System;
+printLogsOnFailure(() => sys);
 let target: Target;
 let browser: Browser;
 let page: Page;

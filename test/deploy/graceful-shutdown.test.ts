@@ -3,13 +3,14 @@
 // and exits 0 as soon as they are done, not at the end of its grace period.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { settled } from "../support/rows.js";
-import { startSystem, type System } from "../support/system.js";
+import { printLogsOnFailure, startSystem, type System } from "../support/system.js";
 import { startTarget, type Target } from "../support/target.js";
 
 const HOLD_MS = 2000;
 const TRIGGERS = 5;
 
 let sys: System;
+printLogsOnFailure(() => sys);
 let target: Target;
 
 beforeAll(async () => {

@@ -6,10 +6,11 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { settled } from "../support/rows.js";
-import { killService, launchService, startSystem, type System } from "../support/system.js";
+import { killService, launchService, printLogsOnFailure, startSystem, type System } from "../support/system.js";
 import { startTarget, type Target } from "../support/target.js";
 
 let sys: System;
+printLogsOnFailure(() => sys);
 let allowed: Target;
 let other: Target;
 

@@ -2,10 +2,11 @@
 // fired exactly once, and a standby scheduler takes over within 5 s.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { request } from "../support/http.js";
-import { startSystem, type Service, type System } from "../support/system.js";
+import { printLogsOnFailure, startSystem, type Service, type System } from "../support/system.js";
 import { startTarget, type Target } from "../support/target.js";
 
 let sys: System;
+printLogsOnFailure(() => sys);
 let target: Target;
 
 beforeAll(async () => {

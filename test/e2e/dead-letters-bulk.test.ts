@@ -4,10 +4,11 @@
 // counted first, then reaches the target once per trigger, and leaves the
 // other tag's dead letters alone; a bulk discard takes those off the list.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSystem, type System } from "../support/system.js";
+import { printLogsOnFailure, startSystem, type System } from "../support/system.js";
 import { startTarget, type Target } from "../support/target.js";
 
 let sys: System;
+printLogsOnFailure(() => sys);
 let target: Target;
 
 beforeAll(async () => {

@@ -2,10 +2,11 @@
 // docs/api/declare-and-bulk.md: items, bodies, recurring items).
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { eventually, executionsOf, settled } from "../support/rows.js";
-import { startSystem, type System } from "../support/system.js";
+import { printLogsOnFailure, startSystem, type System } from "../support/system.js";
 import { startTarget, type Target } from "../support/target.js";
 
 let sys: System;
+printLogsOnFailure(() => sys);
 let target: Target;
 
 beforeAll(async () => {

@@ -10,13 +10,14 @@ import { Webhook } from "standardwebhooks";
 import type { TestApi } from "../support/api.js";
 import { eventually, settled } from "../support/rows.js";
 import { signIn, type TestSession } from "../support/session.js";
-import { startSystem, type System } from "../support/system.js";
+import { printLogsOnFailure, startSystem, type System } from "../support/system.js";
 import { startTarget, type Target } from "../support/target.js";
 
 const run = promisify(execFile);
 const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "packages", "cli", "dist", "main.js");
 
 let sys: System;
+printLogsOnFailure(() => sys);
 let target: Target;
 let session: TestSession;
 

@@ -7,13 +7,14 @@
 import { ATTEMPT_JOB, attemptJobOptions } from "@ttr/core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { dispatchedAttempt, eventually, executionsOf, settled } from "../support/rows.js";
-import { type Service, startSystem, type System } from "../support/system.js";
+import { type Service, printLogsOnFailure, startSystem, type System } from "../support/system.js";
 import { type AttemptQueue, attemptQueue } from "../support/queue.js";
 import { startTarget, type Target } from "../support/target.js";
 
 const FINISH_LINGER_MS = 1000;
 
 let sys: System;
+printLogsOnFailure(() => sys);
 let target: Target;
 let jobs: AttemptQueue;
 

@@ -3,10 +3,11 @@
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { eventually, executionsOf, triggerById } from "../support/rows.js";
-import { startSystem, type System } from "../support/system.js";
+import { printLogsOnFailure, startSystem, type System } from "../support/system.js";
 import { startTarget, type Target } from "../support/target.js";
 
 let sys: System;
+printLogsOnFailure(() => sys);
 let target: Target;
 
 beforeAll(async () => {

@@ -4,10 +4,11 @@
 // releases them oldest first at the pace the policy's throughput, kept
 // through the pause, allows.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSystem, type System } from "../support/system.js";
+import { printLogsOnFailure, startSystem, type System } from "../support/system.js";
 import { startTarget, type Target } from "../support/target.js";
 
 let sys: System;
+printLogsOnFailure(() => sys);
 let target: Target;
 
 beforeAll(async () => {

@@ -7,11 +7,12 @@
 import { ATTEMPT_JOB, attemptJobOptions, attemptJobs } from "@ttr/core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { dispatchedAttempt, eventually, executionsOf, triggerById } from "../support/rows.js";
-import { startSystem, type System } from "../support/system.js";
+import { printLogsOnFailure, startSystem, type System } from "../support/system.js";
 import { type AttemptQueue, attemptQueue } from "../support/queue.js";
 import { startTarget, type Target } from "../support/target.js";
 
 let sys: System;
+printLogsOnFailure(() => sys);
 let target: Target;
 let jobs: AttemptQueue;
 

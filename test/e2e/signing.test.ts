@@ -11,13 +11,14 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Webhook } from "standardwebhooks";
 import { verifyWebhook } from "../../packages/client/src/verify-webhook.js";
-import { startSystem, type System } from "../support/system.js";
+import { printLogsOnFailure, startSystem, type System } from "../support/system.js";
 import { type Received, startTarget, type Target } from "../support/target.js";
 
 const run = promisify(execFile);
 const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "packages", "cli", "dist", "main.js");
 
 let sys: System;
+printLogsOnFailure(() => sys);
 let target: Target;
 
 beforeAll(async () => {

@@ -6,6 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createDb, createProject, type Db } from "@ttr/db";
 import { freePort } from "@ttr/platform";
+import { afterEach } from "vitest";
 import { freshDatabase, redisPrefix, redisUrl, type TestDatabase } from "./db.js";
 import { request } from "./http.js";
 import { unwatchApi, watchApi } from "./openapi-conformance.js";
@@ -81,6 +82,19 @@ export async function launchService(name: string, main: string, env: Record<stri
     }
   }
   return service;
+}
+
+/**
+ * After each test of the file that failed, prints the last lines each
+ * service of `system()` wrote, so a failure seen only in CI explains itself
+ * (a scheduler that never promoted, an executor that crashed).
+ */
+export function printLogsOnFailure(system: () => System | undefined): void {
+  afterEach((ctx) => {
+    const sys = system();
+    if (ctx.task.result?.state !== "fail" || sys === undefined) return;
+    for (const s of sys.services) console.log(`--- ${s.name} (pid ${s.child.pid}, exit ${s.child.exitCode ?? s.child.signalCode ?? "none"}) ---\n${s.output.join("").slice(-20_000)}`);
+  });
 }
 
 /** Sends `signal` and resolves with the exit code once the process has exited. */

@@ -4,10 +4,11 @@
 // replay it, and see the replay arrive.
 import { createClient, type Execution, type TtrClient } from "@ttr/client";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { startSystem, type System } from "../../../test/support/system.js";
+import { printLogsOnFailure, startSystem, type System } from "../../../test/support/system.js";
 import { startTarget, type Target } from "../../../test/support/target.js";
 
 let sys: System;
+printLogsOnFailure(() => sys);
 let target: Target;
 let ttr: TtrClient;
 
