@@ -28,10 +28,6 @@ export function createDb(databaseUrl: string, opts: DbOptions = {}): Db {
   return new PrismaClient({ adapter });
 }
 
-/**
- * Whether `err` is PostgreSQL cancelling a statement that outran its
- * statement_timeout (SQLSTATE 57014), as the driver adapter reports it.
- */
 interface ErrorLink {
   code?: unknown;
   originalCode?: unknown;
@@ -50,10 +46,19 @@ function* chain(err: unknown): Generator<ErrorLink> {
   }
 }
 
-export function isStatementTimeout(err: unknown): boolean {
-  for (const e of chain(err)) if (e.code === "57014" || e.originalCode === "57014") return true;
+const hasCode = (err: unknown, code: string) => {
+  for (const e of chain(err)) if (e.code === code || e.originalCode === code) return true;
   return false;
-}
+};
+
+/**
+ * Whether `err` is PostgreSQL cancelling a statement that outran its
+ * statement_timeout (SQLSTATE 57014), as pg or the driver adapter reports it.
+ */
+export const isStatementTimeout = (err: unknown): boolean => hasCode(err, "57014");
+
+/** PostgreSQL's unique_violation (23505), as pg raises it or as Prisma wraps a raw statement's error. */
+export const isUniqueViolation = (err: unknown): boolean => hasCode(err, "23505");
 
 /** Socket errors of a server that is down or cut off. */
 const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "EPIPE"]);
@@ -77,6 +82,27 @@ export function isDatabaseUnavailable(err: unknown): boolean {
     if (typeof e.message === "string" && PG_MESSAGES.test(e.message)) return true;
   }
   return false;
+}
+
+/** Errors of a connection that was never made: no statement reached the server. */
+const NOT_CONNECTED_CODES = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "57P03", "53300"]);
+const NOT_CONNECTED_MESSAGES = /timeout exceeded when trying to connect/;
+
+/**
+ * Whether a write that failed with `err` may still have been committed:
+ * PostgreSQL became unavailable after the statement may have reached it
+ * (the server was killed, the connection broke), so its answer, not its
+ * effect, may be what was lost. False for failures to connect at all
+ * (refused, unknown host, server starting or full), which sent nothing.
+ */
+export function mayHaveCommitted(err: unknown): boolean {
+  if (!isDatabaseUnavailable(err)) return false;
+  for (const e of chain(err)) {
+    const code = typeof e.code === "string" ? e.code : typeof e.originalCode === "string" ? e.originalCode : "";
+    if (NOT_CONNECTED_CODES.has(code)) return false;
+    if (typeof e.message === "string" && NOT_CONNECTED_MESSAGES.test(e.message)) return false;
+  }
+  return true;
 }
 
 /** Whether PostgreSQL answers a trivial statement on this pool (Prisma's or a plain pg one). */

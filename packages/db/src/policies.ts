@@ -2,6 +2,7 @@
 // Each function runs one named statement; the values were checked by core's
 // checkPolicy before they get here.
 import { type PolicySettings, policyExtras } from "@ttr/core";
+import { isUniqueViolation } from "./client.js";
 import { query, queryOne, type SqlRunner } from "./sql.js";
 
 export interface PolicyRow extends PolicySettings {
@@ -29,12 +30,6 @@ function settingsParams(p: PolicySettings): unknown[] {
     extras.notifyUrl,
     extras.paused,
   ];
-}
-
-/** Postgres unique_violation, as raised by pg or as Prisma wraps a raw query's error. */
-function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: unknown; meta?: { driverAdapterError?: { cause?: { originalCode?: unknown } } } } | null;
-  return e?.code === "23505" || e?.meta?.driverAdapterError?.cause?.originalCode === "23505";
 }
 
 /** Every policy of a project, newest first. */

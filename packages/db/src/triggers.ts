@@ -81,6 +81,17 @@ export async function insertOneShots(db: SqlRunner, rows: NewOneShot[]): Promise
   );
 }
 
+/** The ids among `ids` that name a stored trigger. */
+export async function existingTriggerIds(db: SqlRunner, ids: string[]): Promise<Set<string>> {
+  const rows = await query<{ id: string }>(db, "existing_trigger_ids", ids);
+  return new Set(rows.map((r) => r.id));
+}
+
+/** Removes a one-shot still waiting for its time; whether there was one. */
+export async function forgetTrigger(db: SqlRunner, id: string): Promise<boolean> {
+  return (await execute(db, "forget_trigger", id)) > 0;
+}
+
 /** Returns the status and time the trigger has after the edit (a retrying one keeps both). */
 export async function updateTriggerRequest(
   db: SqlRunner,

@@ -17,6 +17,13 @@ export interface BatcherOptions {
    * per input; each call waits at most this long more.
    */
   lingerMs?: number;
+  /**
+   * Whether the inputs of a batch that failed with `err` are run again one
+   * at a time (the default: always). Callers whose batch may have taken
+   * effect despite the error say no for such errors, and settle each call
+   * themselves.
+   */
+  retryAlone?: (err: unknown) => boolean;
 }
 
 interface Pending<I, O> {
@@ -76,8 +83,8 @@ export class Batcher<I, O> {
       const outs = await this.run(batch.map((p) => p.input));
       for (const [i, p] of batch.entries()) p.resolve(outs[i] as O);
     } catch (err) {
-      if (batch.length === 1) {
-        batch[0]?.reject(err);
+      if (batch.length === 1 || this.opts.retryAlone?.(err) === false) {
+        for (const p of batch) p.reject(err);
         return;
       }
       await Promise.all(

@@ -89,6 +89,23 @@ describe("Batcher", () => {
     await hold;
     expect(await Promise.all(calls)).toEqual([{ v: -1 }, { v: -2 }, { e: "bad 3" }, { v: -4 }]);
   });
+
+  it("with retryAlone saying no for an error, fails every call of that batch with it and runs none again", async () => {
+    const seen: number[][] = [];
+    const b = new Batcher<number, number>(
+      async (xs) => {
+        seen.push(xs);
+        if (xs.includes(3)) throw new Error(xs.includes(4) ? "lost" : "bad");
+        return xs.map((x) => -x);
+      },
+      { maxBatch: 10, parallel: 1, retryAlone: (err) => (err as Error).message !== "lost" },
+    );
+    const hold = b.call(0);
+    const calls = [1, 3, 4].map((x) => b.call(x).then((v) => ({ v }), (e: Error) => ({ e: e.message })));
+    await hold;
+    expect(await Promise.all(calls)).toEqual([{ e: "lost" }, { e: "lost" }, { e: "lost" }]);
+    expect(seen).toEqual([[0], [1, 3, 4]]);
+  });
 });
 
 describe("KeyedBatchers", () => {

@@ -47,7 +47,8 @@ export async function applyPlainOneShot(
   call: PlainOneShotCall,
 ): Promise<ScheduleResult> {
   const scheduledAt = call.when.at;
-  const triggerId = await inserts.insert({ projectId: call.projectId, status: statusFor(call.when, call.now, call.runMissed), scheduledAt, request: call.request });
+  const row = { projectId: call.projectId, status: statusFor(call.when, call.now, call.runMissed), scheduledAt, request: call.request };
+  const triggerId = await inserts.insert(row, call.now.getTime());
   return { triggerId, scheduledAt, operation: "schedule", kind: "job" };
 }
 

@@ -64,9 +64,9 @@ export class Scheduling {
   private readonly quota: QuotaUnits;
   private readonly inserts: OneShotInserts;
 
-  constructor(private readonly deps: Pick<Deps, "db" | "pg">) {
+  constructor(private readonly deps: Pick<Deps, "db" | "pg" | "log">) {
     this.quota = new QuotaUnits(deps.pg);
-    this.inserts = new OneShotInserts(deps.pg);
+    this.inserts = new OneShotInserts(deps.pg, deps.log);
   }
 
   /** Runs the checks from the URL on, in order, then creates or edits the trigger. `now` is the request moment. */
