@@ -28,7 +28,7 @@ import { benchProject, insertTriggers, pool } from "./triggers.mjs";
  */
 
 /** CPU µs per fire of each group. */
-function perFire(cpu, fires) {
+export function perFire(cpu, fires) {
   const out = {};
   for (const [name, ms] of Object.entries(cpu)) out[name] = fires > 0 ? (ms * 1000) / fires : Number.NaN;
   return out;

@@ -170,6 +170,9 @@ function largeFiring(a) {
     row("sweeps (every 5 s, after a tick)", (x) => x.sweeps?.count, (v) => fmt(v), false),
     row("sweep mean", (x) => x.sweeps?.meanMs, (v) => fmt(v, 1, " ms")),
     row("longest sweep", (x) => x.sweeps?.maxAtMostMs, tickBound, false),
+    ...labels(...rates.flatMap((rate) => [a.empty?.fire?.[rate]?.cpuPerFireUs, a.large?.fire?.[rate]?.cpuPerFireUs])).map((group) =>
+      row(`CPU per fire, ${group}`, (x) => x.cpuPerFireUs?.[group], (v) => fmt(v, 0, " µs")),
+    ),
     row("other load", (x) => x.otherCpuPct, (v) => fmt(v, 0, "%"), false),
   ]);
 }

@@ -29,6 +29,7 @@ import { cpuMeter, machineCpuMs, serverGroups } from "../lib/procstat.mjs";
 import { slowTicks, startTtr, ttrGroups } from "../lib/services.mjs";
 import { apiOps, dashboardReads, scheduleLatency } from "../lib/large-state-ops.mjs";
 import { startSink } from "../lib/sink.mjs";
+import { perFire } from "../lib/firing.mjs";
 import { analyzeFiring, secondAfter, sleep } from "../lib/stats.mjs";
 import { benchProject, insertTriggers, pool } from "../lib/triggers.mjs";
 import { walSplit } from "../lib/wal.mjs";
@@ -200,6 +201,8 @@ export async function fireWindow(env, w) {
     ticks: tickFigures(ticks0.ticks, ticks1.ticks),
     sweeps: tickFigures(ticks0.sweeps, ticks1.sweeps),
     otherCpuPct: (100 * (machineCpuMs() - machine0 - ours)) / wallMs,
+    /** CPU µs per fire of each process group (api, scheduler, executor, postgres, redis) over the window */
+    cpuPerFireUs: perFire(cpu, f.received),
     bySecond: worstPerSecond(sink, w.from, count, w.rate, t0),
     slowTicks: slowTicks(sys, wall0, w.endedAt),
   };
