@@ -30,6 +30,7 @@ import { slowTicks, startTtr, ttrGroups } from "../lib/services.mjs";
 import { apiOps, dashboardReads, scheduleLatency } from "../lib/large-state-ops.mjs";
 import { startSink } from "../lib/sink.mjs";
 import { perFire } from "../lib/firing.mjs";
+import { readsMark, readsSince, timeReads, warmDay } from "../lib/pg-io.mjs";
 import { analyzeFiring, secondAfter, sleep } from "../lib/stats.mjs";
 import { benchProject, insertTriggers, pool } from "../lib/triggers.mjs";
 import { walSplit } from "../lib/wal.mjs";
@@ -176,6 +177,7 @@ export async function fireWindow(env, w) {
   await sleep(t0 - Date.now());
   const ticks0 = await scrapeTicks(sys);
   await meter.reset();
+  const reads0 = await readsMark(db);
   const machine0 = machineCpuMs();
   const own0 = process.cpuUsage();
   const wall0 = Date.now();
@@ -191,6 +193,7 @@ export async function fireWindow(env, w) {
   const ours = Object.values(cpu).reduce((a, b) => a + b, 0) + (own.user + own.system) / 1000;
   await sleep(1000); // duplicates, if any, come right after
   const f = analyzeFiring(sink, { from: w.from, count, dueAt: (n) => t0 + offset(n - w.from) });
+  const reads = await readsSince(db, reads0, f.received, wallMs);
   const out = {
     count,
     received: f.received,
@@ -205,6 +208,8 @@ export async function fireWindow(env, w) {
     cpuPerFireUs: perFire(cpu, f.received),
     bySecond: worstPerSecond(sink, w.from, count, w.rate, t0),
     slowTicks: slowTicks(sys, wall0, w.endedAt),
+    /** blocks the database read from outside shared buffers over the window, and the time that took */
+    reads,
   };
   if (!complete) out.tail = sys.procs.map((p) => `--- ${p.name}\n${p.tail()}`).join("\n");
   if (during) {
@@ -276,6 +281,9 @@ async function measureState(ctx, size, services, large, log) {
       out.seed.settleS = await settle(db, size.settleMaxS);
       log(`seeded in ${out.seed.totalS.toFixed(0)} s (history ${out.seed.historyS.toFixed(0)} s, pending ${out.seed.pendingS.toFixed(0)} s, old ${out.seed.oldS.toFixed(0)} s, VACUUM ANALYZE ${out.seed.vacuumS.toFixed(0)} s); waited ${out.seed.settleS.toFixed(0)} s for a checkpoint`);
     }
+    out.readTiming = await timeReads(db);
+    // TTR_BENCH_WARM_DAY=0 leaves the day's partitions as the seed left them (docs in lib/pg-io.mjs)
+    out.warmedBlocks = process.env.TTR_BENCH_WARM_DAY === "0" ? 0 : await warmDay(db, utcDay(Date.now()));
     await seedPolicies(db, projectId);
     const targets = await seedOpTargets(db, projectId, { n: size.reads + 1, byTag: size.cancelByTag });
     sys = await startTtr(database, ctx.redisUrl, services);
