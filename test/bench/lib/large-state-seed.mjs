@@ -13,6 +13,7 @@
 // 2% of attempts failed with no retry left (dead letters): 1.5% an HTTP
 // error status, 0.5% a network error or timeout.
 import pg from "pg";
+import { utcDay } from "./pg-io.mjs";
 
 const DAY_S = 86_400;
 /** history is created over the past 25 days, up to 10 minutes ago */
@@ -122,7 +123,6 @@ WITH base AS MATERIALIZED (
 )
 SELECT (SELECT count(*) FROM trig)::int AS triggers, (SELECT count(*) FROM exec)::int AS executions`;
 
-const utcDay = (ms) => new Date(ms).toISOString().slice(0, 10);
 
 /**
  * Writes one set in chunks of `chunk` triggers.

@@ -1,11 +1,14 @@
-// Reads from outside PostgreSQL's shared buffers during a window, and the
-// warming of the day's partitions before the windows (large-state).
+// Reads from outside PostgreSQL's shared buffers during a window
+// (large-state).
 //
 // A block read from outside shared buffers comes from the OS page cache or,
 // when the machine no longer holds it there, from the disk; the time spent
 // reading tells the two apart. It is counted only while `track_io_timing`
 // is on, which the bench sets for its own databases (a setting of that
 // database, dropped with it), never for the server.
+
+/** The UTC day of `ms`, as YYYY-MM-DD. */
+export const utcDay = (ms) => new Date(ms).toISOString().slice(0, 10);
 
 /** Turns on read timing for the sessions of this database that start from now on; false when not allowed. */
 export async function timeReads(db) {
@@ -26,25 +29,4 @@ export async function readsSince(db, mark, fired, wallMs) {
   const blocks = now.blocks - mark.blocks;
   const ms = now.ms - mark.ms;
   return { blocksPerFire: blocks / fired, readMsPerS: (1000 * ms) / wallMs, msPerBlock: blocks > 0 ? ms / blocks : Number.NaN };
-}
-
-/**
- * Reads the `day`'s triggers and executions partitions with their indexes
- * into the OS page cache (pg_prewarm, mode `read`), as a running system
- * holds the partitions it writes all day. Returns the blocks read, or null
- * when pg_prewarm cannot be installed.
- */
-export async function warmDay(db, day) {
-  const ok = await db.query("CREATE EXTENSION IF NOT EXISTS pg_prewarm").then(() => true, () => false);
-  if (!ok) return null;
-  const suffix = day.replaceAll("-", "");
-  const { rows } = await db.query(
-    `SELECT coalesce(sum(pg_prewarm(r.oid, 'read')), 0)::float8 AS blocks
-     FROM (SELECT to_regclass(t) AS oid FROM unnest($1::text[]) t
-           UNION ALL
-           SELECT i.indexrelid FROM pg_index i WHERE i.indrelid = ANY (SELECT to_regclass(t) FROM unnest($1::text[]) t)) r
-     WHERE r.oid IS NOT NULL`,
-    [[`triggers_p${suffix}`, `executions_p${suffix}`]],
-  );
-  return rows[0].blocks;
 }

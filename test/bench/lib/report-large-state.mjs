@@ -179,12 +179,9 @@ function largeFiring(a) {
   ]);
 }
 
-/** How the day's partitions stood when the services started, and whether read times were counted. */
-function warmText(state) {
-  const warmed = num(state?.warmedBlocks);
-  const how = state?.warmedBlocks === null ? "pg_prewarm was not available, so the day's partitions stayed as the seed left them" : warmed > 0 ? `the day's triggers and executions partitions with their indexes were read into the OS page cache first (${fmt(warmed)} blocks on the large database, pg_prewarm), as a running system holds the partitions it writes all day` : "the day's partitions stayed as the seed left them (TTR_BENCH_WARM_DAY=0)";
-  return `Before the services started, ${how}. ${state?.readTiming === false ? "Read times were not counted (the bench may not set track_io_timing)." : "Read times are counted with track_io_timing, set for the bench's databases only."}`;
-}
+/** Whether the windows' read times were counted. */
+const readTimingText = (state) =>
+  state?.readTiming === false ? "Read times were not counted (the bench may not set track_io_timing)." : "Read times are counted with track_io_timing, set for the bench's databases only (never for the server).";
 
 /** A window's worst lateness per due second, as `0: 71, 1: 61, …`. */
 const bySecondText = (bySecond) => bySecond.map((v, i) => `${i}: ${v ?? "missing"}`).join(", ");
@@ -315,7 +312,7 @@ export function largeState(r) {
   return [
     `The same measurements on two fresh databases: empty, and large: ${fmt(z.pending)} pending one-shots due over the next 30 days and ${fmt(z.history)} completed ones with one execution each over the past 25 days, half in the firing project and half in another, plus ${fmt(z.retention)} completed ones ${oldDays(z)} for the retention pass (1 in 1,000 still pending). The scheduler's hourly retention is off (the pass below runs at a known moment). Firing windows as in steady (${fmt(z.seconds)} s each after a 5-s warm-up${z.firstWarmupSeconds ? `, ${fmt(z.firstWarmupSeconds)} s for the first window after the services start` : "; the first window's warm-up began as the services started"}); scheduler ticks from its \`ttr_scheduler_tick_duration_seconds\` histogram over each window (bounds at 100, 200 and 250 ms, among others), so the longest tick is known only as the bound of the highest bucket that gained one.`,
     ...(s ? [`Seeding the large database took ${fmt(s.totalS, 0, " s")} (history ${fmt(s.historyS, 0, " s")}, pending ${fmt(s.pendingS, 0, " s")}, old rows ${fmt(s.oldS, 0, " s")}, VACUUM ANALYZE ${fmt(s.vacuumS, 0, " s")}; ${fmt(s.rows)} rows), then ${fmt(s.settleS, 0, " s")} waiting for a checkpoint so that its writes are not flushed during the windows.`] : []),
-    warmText(a.large ?? a.empty),
+    readTimingText(a.large ?? a.empty),
     largeFiring(a),
     ...largeFiringSeconds(a),
     ...largeSlowTicks(a),

@@ -10,6 +10,8 @@
 //   ttr_scheduler_tick_duration_seconds histogram, scraped before and after);
 //   each window follows an unmeasured warm-up at its rate, 15 s for the
 //   first one after the services start (5 s for the others);
+// - blocks read from outside shared buffers per fire, and the time spent
+//   reading them (lib/pg-io.mjs);
 // - live bytes (triggers and executions partitions with their indexes and
 //   TOAST, after VACUUM) and WAL written per fired one-shot, around the
 //   300/s window; WAL is counted server-wide, so it is an upper bound when
@@ -30,7 +32,7 @@ import { slowTicks, startTtr, ttrGroups } from "../lib/services.mjs";
 import { apiOps, dashboardReads, scheduleLatency } from "../lib/large-state-ops.mjs";
 import { startSink } from "../lib/sink.mjs";
 import { perFire } from "../lib/firing.mjs";
-import { readsMark, readsSince, timeReads, warmDay } from "../lib/pg-io.mjs";
+import { readsMark, readsSince, timeReads, utcDay } from "../lib/pg-io.mjs";
 import { analyzeFiring, secondAfter, sleep } from "../lib/stats.mjs";
 import { benchProject, insertTriggers, pool } from "../lib/triggers.mjs";
 import { walSplit } from "../lib/wal.mjs";
@@ -130,7 +132,6 @@ SELECT coalesce(sum(pg_total_relation_size(i.inhrelid)), 0)::float8 AS bytes, pg
 FROM pg_inherits i
 WHERE i.inhparent IN ('triggers'::regclass, 'executions'::regclass)`;
 
-const utcDay = (ms) => new Date(ms).toISOString().slice(0, 10);
 
 /**
  * Bytes of every triggers and executions partition (heap, indexes, TOAST)
@@ -282,8 +283,6 @@ async function measureState(ctx, size, services, large, log) {
       log(`seeded in ${out.seed.totalS.toFixed(0)} s (history ${out.seed.historyS.toFixed(0)} s, pending ${out.seed.pendingS.toFixed(0)} s, old ${out.seed.oldS.toFixed(0)} s, VACUUM ANALYZE ${out.seed.vacuumS.toFixed(0)} s); waited ${out.seed.settleS.toFixed(0)} s for a checkpoint`);
     }
     out.readTiming = await timeReads(db);
-    // TTR_BENCH_WARM_DAY=0 leaves the day's partitions as the seed left them (docs in lib/pg-io.mjs)
-    out.warmedBlocks = process.env.TTR_BENCH_WARM_DAY === "0" ? 0 : await warmDay(db, utcDay(Date.now()));
     await seedPolicies(db, projectId);
     const targets = await seedOpTargets(db, projectId, { n: size.reads + 1, byTag: size.cancelByTag });
     sys = await startTtr(database, ctx.redisUrl, services);
