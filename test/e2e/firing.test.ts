@@ -222,6 +222,9 @@ describe("slow ticks (docs/operations.md)", () => {
     await new Promise((r) => setTimeout(r, (1300 - (Date.now() % 1000)) % 1000));
     const client = new pg.Client({ connectionString: sys.database.url });
     await client.connect();
+    // The held tick ends after the lock is released; a tick that was slow
+    // for other reasons (a busy machine) and ended before is not the one.
+    let releasedAt = Number.POSITIVE_INFINITY;
     try {
       await client.query("BEGIN");
       // Every transaction of the active scheduler first key-share locks the lease row.
@@ -229,23 +232,29 @@ describe("slow ticks (docs/operations.md)", () => {
       const held = await sys.call("POST", "/schedule", { "ttr-api-key": sys.apiKey, "ttr-url": `${target.base}/slow-held`, "ttr-scheduled-at": "now" });
       expect(held.status).toBe(200);
       await new Promise((r) => setTimeout(r, HOLD_MS));
+      releasedAt = Date.now();
       await client.query("COMMIT");
     } finally {
       await client.end();
     }
     await target.waitFor("/slow-held", 1);
 
-    const line = await eventually(async () => logged("slow scheduler tick")[0], 5000, "a slow-tick line");
+    const heldTick = () => logged("slow scheduler tick").find((l) => Date.parse(String(l.timestamp)) >= releasedAt);
+    const line = await eventually(async () => heldTick(), 5000, "a slow-tick line from the held tick");
     expect(line).toMatchObject({ level: "warn", message: "slow scheduler tick" });
-    // it waited for the lock in its first claim, and says so
+    // It names the step that waited for the lock: usually its first claim,
+    // which then takes the trigger scheduled meanwhile; on a busy machine a
+    // slow tick still running when the lock was taken waits in a later step.
     const steps = line.steps as Record<string, number>;
-    const round = (line.rounds as Array<Record<string, number>>)[0] ?? {};
+    const rounds = line.rounds as Array<Record<string, number>>;
     expect(line.ms).toBeGreaterThan(500);
-    expect(steps.promoteMs).toBeGreaterThan(500);
-    // the trigger scheduled while it waited: claimed in that round
-    expect(round.batch).toBe(100);
-    expect(round.promoted).toBeGreaterThanOrEqual(1);
-    expect(round.promoteMs).toBeGreaterThan(500);
+    const [waitedIn, waitedMs] = Object.entries(steps).sort((a, b) => b[1] - a[1])[0]!;
+    expect(["promoteMs", "heldMs", "dispatchMs"]).toContain(waitedIn);
+    expect(waitedMs).toBeGreaterThan(500);
+    // the round that waited says so too
+    expect(rounds.some((r) => (r[waitedIn] ?? 0) > 500)).toBe(true);
+    // a claim that waited takes the trigger scheduled meanwhile
+    if (waitedIn === "promoteMs") expect(rounds.find((r) => (r.promoteMs ?? 0) > 500)!.promoted).toBeGreaterThanOrEqual(1);
     // the steps account for the whole tick
     const sum = Object.values(steps).reduce((a, b) => a + b, 0);
     expect(sum).toBeLessThanOrEqual((line.ms as number) + 1);
