@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, insertPolicy } from "../support/rows.js";
-import { startSystem, type System } from "../support/system.js";
+import { printLogsOnFailure, startSystem, type System } from "../support/system.js";
 import { startTarget, type Target } from "../support/target.js";
 import { find, helm, type K8sObject, NAMESPACE, RELEASE, render } from "./chart.js";
 import { type Exposition, expandGrafanaVariables, exported, parseExposition, parsePromQL } from "./promql.js";
@@ -119,6 +119,7 @@ describe("every expression parses as PromQL", () => {
 
 describe("against the services' live /metrics", () => {
   let sys: System;
+  printLogsOnFailure(() => sys);
   let target: Target;
   const scrape = async (): Promise<Exposition> => {
     let e: Exposition | undefined;
