@@ -46,6 +46,9 @@ function* chain(err: unknown): Generator<ErrorLink> {
   }
 }
 
+/** One link's error code: pg's `code`, or the driver adapter's `originalCode`. */
+const codeOf = (e: ErrorLink): string => (typeof e.code === "string" ? e.code : typeof e.originalCode === "string" ? e.originalCode : "");
+
 const hasCode = (err: unknown, code: string) => {
   for (const e of chain(err)) if (e.code === code || e.originalCode === code) return true;
   return false;
@@ -76,7 +79,7 @@ const PG_MESSAGES = /Connection terminated|timeout exceeded when trying to conne
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
   for (const e of chain(err)) {
-    const code = typeof e.code === "string" ? e.code : typeof e.originalCode === "string" ? e.originalCode : "";
+    const code = codeOf(e);
     if (NETWORK_CODES.has(code) || SQLSTATES.has(code) || code.startsWith("08")) return true;
     if (typeof e.kind === "string" && ADAPTER_KINDS.has(e.kind)) return true;
     if (typeof e.message === "string" && PG_MESSAGES.test(e.message)) return true;
@@ -98,8 +101,7 @@ const NOT_CONNECTED_MESSAGES = /timeout exceeded when trying to connect/;
 export function mayHaveCommitted(err: unknown): boolean {
   if (!isDatabaseUnavailable(err)) return false;
   for (const e of chain(err)) {
-    const code = typeof e.code === "string" ? e.code : typeof e.originalCode === "string" ? e.originalCode : "";
-    if (NOT_CONNECTED_CODES.has(code)) return false;
+    if (NOT_CONNECTED_CODES.has(codeOf(e))) return false;
     if (typeof e.message === "string" && NOT_CONNECTED_MESSAGES.test(e.message)) return false;
   }
   return true;

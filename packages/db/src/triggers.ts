@@ -87,9 +87,10 @@ export async function existingTriggerIds(db: SqlRunner, ids: string[]): Promise<
   return new Set(rows.map((r) => r.id));
 }
 
-/** Removes a one-shot still waiting for its time; whether there was one. */
-export async function forgetTrigger(db: SqlRunner, id: string): Promise<boolean> {
-  return (await execute(db, "forget_trigger", id)) > 0;
+/** Removes the one-shots among `ids` still waiting for their time; answers the ids removed. */
+export async function forgetTriggers(db: SqlRunner, ids: string[]): Promise<Set<string>> {
+  const rows = await query<{ id: string }>(db, "forget_trigger", ids);
+  return new Set(rows.map((r) => r.id));
 }
 
 /** Returns the status and time the trigger has after the edit (a retrying one keeps both). */

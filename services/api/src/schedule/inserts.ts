@@ -13,9 +13,9 @@
 // again if it is not there (the id is the call's own, so the row is never
 // stored twice). Only when PostgreSQL stays away that long does the call
 // answer 503; its row, if it turns up later, is then removed before it is
-// sent.
+// sent. A batch is settled as a whole, with one statement per look.
 import { setTimeout as sleep } from "node:timers/promises";
-import { existingTriggerIds, forgetTrigger, insertOneShots, isDatabaseUnavailable, isUniqueViolation, mayHaveCommitted, type NewOneShot, type SqlRunner } from "@ttr/db";
+import { existingTriggerIds, forgetTriggers, insertOneShots, isDatabaseUnavailable, isUniqueViolation, mayHaveCommitted, type NewOneShot, type SqlRunner } from "@ttr/db";
 import { Batcher, type Logger } from "@ttr/platform";
 // Time-ordered ids (UUIDv7): new rows land at the end of each index.
 import { newId } from "../ids.js";
@@ -27,65 +27,81 @@ const RETRY_EVERY_MS = 200;
 /** How long the row of a call answered 503 is looked for afterwards, to be removed. */
 const FORGET_FOR_MS = 10 * 60_000;
 
+/** A row to write, and when its call's answer is due (ms). */
+interface Pending {
+  row: NewOneShot;
+  deadline: number;
+}
+
 export class OneShotInserts {
-  private readonly batcher: Batcher<NewOneShot, void>;
+  private readonly batcher: Batcher<Pending, void>;
 
   constructor(
     private readonly db: SqlRunner,
     private readonly log: Logger,
   ) {
-    const write = async (rows: NewOneShot[]) => {
-      await insertOneShots(db, rows);
-      return rows.map(() => undefined);
-    };
-    // Rows of a batch that may have committed are settled by each call
-    // (below), not written again one at a time, which could fail on a row
-    // that is stored after all.
-    this.batcher = new Batcher(write, { parallel: 2, maxBatch: 200, retryAlone: (err) => !mayHaveCommitted(err) });
+    // A batch that may have committed is settled here, not written again one
+    // row at a time, which could fail on a row that is stored after all.
+    this.batcher = new Batcher(
+      async (items: Pending[]) => {
+        await this.write(items);
+        return items.map(() => undefined);
+      },
+      { parallel: 2, maxBatch: 200, retryAlone: (err) => !mayHaveCommitted(err) },
+    );
   }
 
   /** Writes the trigger and answers its new id; `requestedAt` (ms) bounds how long an outage is waited out. */
   async insert(row: Omit<NewOneShot, "id">, requestedAt: number): Promise<string> {
-    const one = { ...row, id: newId() };
+    const id = newId();
+    await this.batcher.call({ row: { ...row, id }, deadline: requestedAt + SETTLE_MS });
+    return id;
+  }
+
+  private async write(items: Pending[]): Promise<void> {
+    const rows = items.map((i) => i.row);
     try {
-      await this.batcher.call(one);
+      await insertOneShots(this.db, rows);
     } catch (err) {
       if (!mayHaveCommitted(err)) throw err;
-      if (!(await this.settle(one, requestedAt + SETTLE_MS))) {
-        void this.forget(one.id);
+      if (!(await this.settle(rows, Math.min(...items.map((i) => i.deadline))))) {
+        void this.forget(rows.map((r) => r.id));
         throw err;
       }
     }
-    return one.id;
   }
 
-  /** Whether the row is stored (it was, or is now written), asking until `deadline`; false if PostgreSQL did not answer by then. */
-  private async settle(row: NewOneShot, deadline: number): Promise<boolean> {
+  /** Whether the rows are stored (they were, or are now written), asking until `deadline`; false if PostgreSQL did not answer by then. */
+  private async settle(rows: NewOneShot[], deadline: number): Promise<boolean> {
     while (Date.now() + RETRY_EVERY_MS < deadline) {
       await sleep(RETRY_EVERY_MS);
       try {
-        if ((await existingTriggerIds(this.db, [row.id])).size === 0) await insertOneShots(this.db, [row]);
-        this.log.info("a write cut off by a PostgreSQL outage was settled", { triggerId: row.id });
+        const stored = await existingTriggerIds(this.db, rows.map((r) => r.id));
+        const missing = rows.filter((r) => !stored.has(r.id));
+        if (missing.length > 0) await insertOneShots(this.db, missing);
+        for (const r of rows) this.log.info("a write cut off by a PostgreSQL outage was settled", { triggerId: r.id });
         return true;
       } catch (err) {
-        // the first write, still running when it was looked for, committed since
-        if (isUniqueViolation(err)) return true;
-        if (!isDatabaseUnavailable(err)) throw err;
+        // a unique violation: the first write, still running when it was
+        // looked for, committed since; the next look finds its rows
+        if (!isUniqueViolation(err) && !isDatabaseUnavailable(err)) throw err;
       }
     }
     return false;
   }
 
-  /** After a 503: removes the row once PostgreSQL answers, if the cut-off write had committed. */
-  private async forget(id: string): Promise<void> {
+  /** After a 503: removes the rows once PostgreSQL answers, if the cut-off write had committed. */
+  private async forget(ids: string[]): Promise<void> {
     for (const until = Date.now() + FORGET_FOR_MS; Date.now() < until; await sleep(RETRY_EVERY_MS)) {
       try {
-        if (await forgetTrigger(this.db, id)) this.log.warn("removed a trigger whose /schedule call had answered 503", { triggerId: id });
-        else if ((await existingTriggerIds(this.db, [id])).size > 0) this.log.warn("a trigger whose /schedule call had answered 503 was already being sent", { triggerId: id });
+        const removed = await forgetTriggers(this.db, ids);
+        for (const id of removed) this.log.warn("removed a trigger whose /schedule call had answered 503", { triggerId: id });
+        const left = ids.length > removed.size ? await existingTriggerIds(this.db, ids) : new Set<string>();
+        for (const id of left) if (!removed.has(id)) this.log.warn("a trigger whose /schedule call had answered 503 was already being sent", { triggerId: id });
         return;
       } catch (err) {
         if (!isDatabaseUnavailable(err)) {
-          this.log.error("cannot remove a trigger whose /schedule call had answered 503", { triggerId: id, error: (err as Error).message });
+          for (const id of ids) this.log.error("cannot remove a trigger whose /schedule call had answered 503", { triggerId: id, error: (err as Error).message });
           return;
         }
       }
