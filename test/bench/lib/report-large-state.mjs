@@ -142,6 +142,12 @@ const opText = (v) => (v === undefined ? "–" : isTriple(v) ? triple(v) : fmt(v
 const opValue = (v) => (isTriple(v) ? v.p99 : v);
 
 const labels = (...objs) => [...new Set(objs.flatMap((o) => Object.keys(o ?? {})))];
+
+/** The windows a state's figures of one rate were taken over: several, interleaved with the other state's, or (runs before that) one. */
+const windowsOf = (w) => (Array.isArray(w?.windows) ? w.windows : w ? [w] : []);
+
+/** `name`, or `name (2 of 2)` when the rate ran in several windows. */
+const windowName = (name, i, n) => (n > 1 ? `${name} (${i + 1} of ${n})` : name);
 const eod = (x) => `${fmt(x?.early)} / ${fmt(x?.missed)} / ${fmt(x?.duplicated)}`;
 
 /** Rows for the firing windows: per rate, empty, large and large / empty. */
@@ -159,6 +165,9 @@ function largeFiring(a) {
   return table(head, [
     row("lateness p50", (x) => x.lateness.p50, ms),
     row("lateness p99", (x) => x.lateness.p99, ms),
+    ...(rates.some((rate) => windowsOf(a.empty?.fire?.[rate]).length > 1)
+      ? [row("lateness p99 of each window, in order", (x) => windowsOf(x).map((w) => w.lateness.p99), (list) => list.map(ms).join(" / "), false)]
+      : []),
     row("lateness max", (x) => x.lateness.max, ms),
     row("early / missed / doubled", (x) => x, eod, false),
     row("scheduler ticks", (x) => x.ticks.count, (v) => fmt(v), false),
@@ -189,9 +198,12 @@ const bySecondText = (bySecond) => bySecond.map((v, i) => `${i}: ${v ?? "missing
 /** The worst lateness of each due second of every firing window that kept it: when a window's late fires came. */
 function largeFiringSeconds(a) {
   const lines = ["empty", "large"].flatMap((state) =>
-    Object.entries(a[state]?.fire ?? {})
-      .filter(([, w]) => Array.isArray(w.bySecond))
-      .map(([rate, w]) => `- ${state} ${Number(rate).toLocaleString("en-US")}/s: ${bySecondText(w.bySecond)}`),
+    Object.entries(a[state]?.fire ?? {}).flatMap(([rate, pooled]) =>
+      windowsOf(pooled)
+        .map((w, i, all) => [windowName(`${state} ${Number(rate).toLocaleString("en-US")}/s`, i, all.length), w])
+        .filter(([, w]) => Array.isArray(w.bySecond))
+        .map(([name, w]) => `- ${name}: ${bySecondText(w.bySecond)}`),
+    ),
   );
   return lines.length ? [`Worst lateness per due second of each window (ms), which tells a stall of one second from lateness spread over the window:\n\n${lines.join("\n")}`] : [];
 }
@@ -207,9 +219,11 @@ function slowTickText(e) {
 /** The scheduler's own account of each tick over 200 ms in a window (runs since the scheduler logged them). */
 function largeSlowTicks(a) {
   const windows = ["empty", "large"].flatMap((state) =>
-    Object.entries(a[state]?.fire ?? {})
-      .filter(([, w]) => Array.isArray(w.slowTicks))
-      .map(([rate, w]) => [`${state} ${Number(rate).toLocaleString("en-US")}/s`, w.slowTicks]),
+    Object.entries(a[state]?.fire ?? {}).flatMap(([rate, pooled]) =>
+      windowsOf(pooled)
+        .map((w, i, all) => [windowName(`${state} ${Number(rate).toLocaleString("en-US")}/s`, i, all.length), w.slowTicks])
+        .filter(([, list]) => Array.isArray(list)),
+    ),
   );
   if (windows.length === 0) return [];
   const lines = windows.map(([name, list]) => `- ${name}: ${list.length === 0 ? "none" : list.map(slowTickText).join("; ")}`);
@@ -276,7 +290,8 @@ function largeRetention(a) {
   const base = control ?? first;
   const ended = num(t.endedInWindow, "min") === 1 ? "yes" : num(t.endedInWindow, "max") === 0 ? "**no**: the window does not cover all of it" : `in ${fmt(t.endedInWindow, 1)} of the runs (mean)`;
   // Runs from before the window right before the pass have only the first one.
-  const cols = [["first 300/s window", first], ...(control ? [["right before the pass", control]] : [])];
+  const pooled = num(a.sizes?.windowsPerRate) > 1;
+  const cols = [[pooled ? "the 300/s windows above" : "first 300/s window", first], ...(control ? [["right before the pass", control]] : [])];
   const row = (label, cell, diff) => [label, ...cols.map(([, c]) => (c ? cell(c) : "–")), cell(w), diff];
   const slowest = (x) => (Array.isArray(x.bySecond) ? Math.max(...x.bySecond.map((v) => v ?? Number.POSITIVE_INFINITY)) : Number.NaN);
   return [
@@ -289,7 +304,7 @@ function largeRetention(a) {
       row("longest tick", (x) => tickBound(x.ticks.maxAtMostMs), ""),
       row("other load", (x) => fmt(x.otherCpuPct, 0, "%"), ""),
     ]),
-    `The pass removed ${fmt(t.removedTriggers)} triggers and ${fmt(t.removedExecutions)} executions (${fmt(t.partitions)} day partitions dropped), moved ${fmt(t.moved)} still-pending triggers out of them and left ${fmt(t.deferred)} partitions for a later pass; it took ${fmt(t.passS, 1, " s")}; ended before the window's last arrival: ${ended}.${control ? ` The difference is taken against the window right before the pass (the reads and operations between the first window and this one change the server's state); against the first window it is ${fmt(t.p99DeltaFirstMs, 0, " ms")}.` : ""}`,
+    `The pass removed ${fmt(t.removedTriggers)} triggers and ${fmt(t.removedExecutions)} executions (${fmt(t.partitions)} day partitions dropped), moved ${fmt(t.moved)} still-pending triggers out of them and left ${fmt(t.deferred)} partitions for a later pass; it took ${fmt(t.passS, 1, " s")}; ended before the window's last arrival: ${ended}.${control ? ` The difference is taken against the window right before the pass (the reads and operations between the first window and this one change the server's state); against ${pooled ? "the earlier 300/s windows taken together" : "the first window"} it is ${fmt(t.p99DeltaFirstMs, 0, " ms")}.` : ""}`,
     ...(Array.isArray(w.bySecond) && Number.isFinite(num(t.passFromS))
       ? [`Worst lateness per due second with the pass (it ran from ${fmt(t.passFromS, 1, " s")} to ${fmt(t.passToS, 1, " s")}${Number.isFinite(num(t.detachAtS)) ? `; the old days were detached at ${fmt(t.detachAtS, 2, " s")}, holding their tables ${fmt(t.detachMs, 0, " ms")}` : ""}): ${bySecondText(w.bySecond)} ms; the slowest second right before it: ${ms(control ? slowest(control) : Number.NaN)}.`]
       : []),
@@ -311,6 +326,9 @@ export function largeState(r) {
   const s = a.seed;
   return [
     `The same measurements on two fresh databases: empty, and large: ${fmt(z.pending)} pending one-shots due over the next 30 days and ${fmt(z.history)} completed ones with one execution each over the past 25 days, half in the firing project and half in another, plus ${fmt(z.retention)} completed ones ${oldDays(z)} for the retention pass (1 in 1,000 still pending). The scheduler's hourly retention is off (the pass below runs at a known moment). Firing windows as in steady (${fmt(z.seconds)} s each after a 5-s warm-up${z.firstWarmupSeconds ? `, ${fmt(z.firstWarmupSeconds)} s for the first window after the services start` : "; the first window's warm-up began as the services started"}); scheduler ticks from its \`ttr_scheduler_tick_duration_seconds\` histogram over each window (bounds at 100, 200 and 250 ms, among others), so the longest tick is known only as the bound of the highest bucket that gained one.`,
+    ...(num(z.windowsPerRate) > 1
+      ? [`Both databases have their own services, running side by side; only one of them has work at a time. Each rate ran ${fmt(z.windowsPerRate)} times on each database, alternating which went first (empty, large, large, empty), so that a machine whose speed drifts over the minutes weighs on both alike; a database's figures at a rate are over all its windows (the p99 is that of every fire of both), and each window's own p99 is shown too.`]
+      : []),
     ...(s ? [`Seeding the large database took ${fmt(s.totalS, 0, " s")} (history ${fmt(s.historyS, 0, " s")}, pending ${fmt(s.pendingS, 0, " s")}, old rows ${fmt(s.oldS, 0, " s")}, VACUUM ANALYZE ${fmt(s.vacuumS, 0, " s")}; ${fmt(s.rows)} rows), then ${fmt(s.settleS, 0, " s")} waiting for a checkpoint so that its writes are not flushed during the windows.`] : []),
     readTimingText(a.large ?? a.empty),
     largeFiring(a),
@@ -323,6 +341,6 @@ export function largeState(r) {
     largeOps(a),
     "Storage per fired one-shot around the 300/s window (all triggers and executions partitions after a VACUUM of the day's; WAL counted server-wide, so an upper bound):",
     largeBytes(a),
-    ...(a.retention ? [`A retention pass (\`prune\`, 30 days) over the ${fmt(z.retention)} old rows, started 5 s into a window of 300/s on the large database (1 s with --quick), against ${a.retention.control ? "a window of the same rate right before it and " : ""}the first 300/s window on the same database:`, ...largeRetention(a)] : []),
+    ...(a.retention ? [`A retention pass (\`prune\`, 30 days) over the ${fmt(z.retention)} old rows, started 5 s into a window of 300/s on the large database (1 s with --quick), against ${a.retention.control ? "a window of the same rate right before it and " : ""}${num(z.windowsPerRate) > 1 ? "the 300/s windows" : "the first 300/s window"} on the same database:`, ...largeRetention(a)] : []),
   ];
 }

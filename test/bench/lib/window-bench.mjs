@@ -9,7 +9,7 @@ import { seedLargeState } from "./large-state-seed.mjs";
 import { startTtr } from "./services.mjs";
 import { startSink } from "./sink.mjs";
 import { benchProject, pool } from "./triggers.mjs";
-import { fireWindow } from "../scenarios/large-state.mjs";
+import { fireWindow } from "./large-state-window.mjs";
 
 /** A timestamped line on stdout. */
 export const log = (m) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${m}`);

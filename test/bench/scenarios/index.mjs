@@ -36,7 +36,7 @@ export const scenarios = {
   declare: { summary: "/declare of 10,000 keyed items (added, unchanged, 1% changed) and /bulk of 10,000 upserts", config: tuned, once: declareOnce },
   held: { summary: "100,000 triggers held at rate 0 must not slow other tags at 200/s", config: tuned, once: heldOnce },
   "large-state": {
-    summary: `an empty database vs one holding ${n(large.pending)} pending one-shots and ${n(large.history)} completed ones with their executions (TTR_BENCH_PENDING, TTR_BENCH_HISTORY; --quick: 20,000 and 200,000): steady 300 and 1,000/s for ${large.seconds} s, scheduler ticks, bytes and WAL per fire, /schedule at ${large.scheduleRate}/s, dashboard reads, API-key operations, and a retention pass over ${n(large.retention)} rows 38 to 31 days old (TTR_BENCH_RETENTION) during 300/s, beside 300/s right before it (one run)`,
+    summary: `an empty database vs one holding ${n(large.pending)} pending one-shots and ${n(large.history)} completed ones with their executions (TTR_BENCH_PENDING, TTR_BENCH_HISTORY; --quick: 20,000 and 200,000): steady 300 and 1,000/s for ${large.seconds} s, ${large.windowsPerRate} windows of each on each database, interleaved (empty, large, large, empty), scheduler ticks, bytes and WAL per fire, /schedule at ${large.scheduleRate}/s, dashboard reads, API-key operations, and a retention pass over ${n(large.retention)} rows 38 to 31 days old (TTR_BENCH_RETENTION) during 300/s, beside 300/s right before it (one run)`,
     // what an operator gets without tuning anything
     config: defaults,
     runs: 1,
