@@ -5,16 +5,26 @@
 import autocannon from "autocannon";
 import { INSTANCES } from "./large-state-seed.mjs";
 import { dashboardSession, repeat, timed } from "./session-client.mjs";
+import { percentile } from "./stats.mjs";
 
 const DAY_MS = 86_400_000;
 /** rows per dashboard page */
 const PAGE = 50;
 
-function autocannonRun(options) {
-  return new Promise((resolve, reject) => autocannon(options, (err, r) => (err ? reject(err) : resolve(r))));
+/** An autocannon run; `onResponse(ms)` sees each answered request's latency. */
+function autocannonRun(options, onResponse) {
+  return new Promise((resolve, reject) => {
+    const run = autocannon(options, (err, r) => (err ? reject(err) : resolve(r)));
+    if (onResponse) run.on("response", (_client, _status, _bytes, ms) => onResponse(ms));
+  });
 }
 
-/** POST /schedule at a fixed rate (autocannon -R, 8 connections, no coordinated-omission correction, as api.mjs), after a 2-s warm-up. */
+/**
+ * POST /schedule at a fixed rate (autocannon -R, 8 connections, no
+ * coordinated-omission correction, as api.mjs), after a 2-s warm-up. Beside
+ * the figures, `times` holds every answered request's latency (ms), so that
+ * several runs can be taken as one (poolSchedule).
+ */
 export async function scheduleLatency(base, apiKey, rate, seconds) {
   const options = {
     url: `${base}/schedule`,
@@ -25,8 +35,26 @@ export async function scheduleLatency(base, apiKey, rate, seconds) {
     ignoreCoordinatedOmission: true,
   };
   await autocannonRun({ ...options, overallRate: 100, duration: 2 });
-  const r = await autocannonRun({ ...options, overallRate: rate, duration: seconds });
-  return { p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max, sentPerS: r.requests.total / seconds, failed: r.errors + r.timeouts + r.non2xx };
+  const times = [];
+  const r = await autocannonRun({ ...options, overallRate: rate, duration: seconds }, (ms) => times.push(ms));
+  return { p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max, sentPerS: r.requests.total / seconds, failed: r.errors + r.timeouts + r.non2xx, times };
+}
+
+/**
+ * Runs of scheduleLatency taken as one: percentiles over every request of
+ * every run (nearest rank), failures added up, each run's own figures under
+ * `runs` (without their latencies).
+ */
+export function poolSchedule(runs) {
+  const all = Float64Array.from(runs.flatMap((r) => r.times)).sort();
+  return {
+    p50: percentile(all, 50),
+    p99: percentile(all, 99),
+    max: all[all.length - 1] ?? Number.NaN,
+    sentPerS: runs.reduce((t, r) => t + r.sentPerS, 0) / runs.length,
+    failed: runs.reduce((t, r) => t + r.failed, 0),
+    runs: runs.map(({ times: _times, ...r }) => r),
+  };
 }
 
 /** The dashboard's reads, each `n` times in a row (after one warm-up), in ms; `generator` has INSTANCES instances. */

@@ -238,6 +238,7 @@ function largeSchedule(a) {
     row("p50", "p50", ms),
     row("p99", "p99", ms),
     row("max", "max", ms),
+    ...(Array.isArray(e?.runs) ? [[`p99 of each run, in order`, e.runs.map((r) => ms(r.p99)).join(" / "), (l?.runs ?? []).map((r) => ms(r.p99)).join(" / "), ""]] : []),
     row("answered", "sentPerS", (v) => fmt(v, 0, " req/s"), false),
     row("failed (errors, timeouts, non-2xx)", "failed", (v) => fmt(v), false),
   ]);
@@ -334,7 +335,7 @@ export function largeState(r) {
     largeFiring(a),
     ...largeFiringSeconds(a),
     ...largeSlowTicks(a),
-    `POST /schedule at a fixed ${fmt(z.scheduleRate)} req/s (autocannon \`-R\`, 8 connections, no coordinated-omission correction, after a 2-s warm-up), scheduled in 2099:`,
+    `POST /schedule at a fixed ${fmt(z.scheduleRate)} req/s (autocannon \`-R\`, 8 connections, no coordinated-omission correction, after a 2-s warm-up), scheduled in 2099${Array.isArray(a.empty?.schedule?.runs) ? `; ${fmt(a.empty.schedule.runs.length)} runs of ${fmt(z.scheduleSeconds)} s on each database, interleaved as the firing windows, the percentiles over every request of both` : ""}:`,
     largeSchedule(a),
     `Dashboard reads through a signed-in session and operations with the API key, each timed from request to the last byte; reads and the repeated cancels ${fmt(z.reads)} times in a row after one warm-up call:`,
     largeReads(a),

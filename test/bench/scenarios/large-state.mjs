@@ -31,7 +31,7 @@
 // rate right before it. The scheduler's own hourly
 // retention is off (TTR_RETENTION_DAYS=0) so that the pass runs only then.
 import { createDb, createProject, prune } from "@ttr/db";
-import { apiOps, dashboardReads, scheduleLatency } from "../lib/large-state-ops.mjs";
+import { apiOps, dashboardReads, poolSchedule, scheduleLatency } from "../lib/large-state-ops.mjs";
 import { OLD_FROM_DAYS, OLD_TO_DAYS, seedLargeState, seedOpTargets, seedPolicies } from "../lib/large-state-seed.mjs";
 import { fireWindow, poolWindows } from "../lib/large-state-window.mjs";
 import { timeReads } from "../lib/pg-io.mjs";
@@ -145,35 +145,47 @@ async function closeState(st) {
   await st.database.drop();
 }
 
-/** A firing window on a state, on its next sink slots; a state's first window after its services start gets the longer warm-up. */
+/**
+ * A firing window on a state, on its next sink slots; a state's first window
+ * after its services start gets the longer warm-up. Sets `spec.endedAt` to
+ * when its last trigger arrived.
+ */
 async function stateWindow(st, size, spec) {
   const warmupSeconds = st.windows === 0 ? size.firstWarmupSeconds : size.warmupSeconds;
   st.windows++;
-  const w = await fireWindow(st.env, { seconds: size.seconds, warmupSeconds, from: st.from, ...spec });
+  const input = { seconds: size.seconds, warmupSeconds, from: st.from, ...spec };
+  const w = await fireWindow(st.env, input);
+  spec.endedAt = input.endedAt;
   st.from += spec.rate * size.seconds;
   return w;
 }
 
 /**
- * Each rate `windowsPerRate` times on each state, alternating which state
- * goes first (empty, large, large, empty for two), so that a drift of the
- * machine's speed over the minutes weighs on both alike. Bytes and WAL are
- * measured around each state's first 300/s window.
+ * `measure(st, k)` `n` times on each state, alternating which state goes
+ * first (empty, large, large, empty for two), so that a drift of the
+ * machine's speed over the minutes weighs on both alike. Returns each
+ * state's results in order.
  */
+async function interleaved(empty, large, n, measure) {
+  const got = new Map([[empty, []], [large, []]]);
+  for (let k = 0; k < n; k++) {
+    for (const st of k % 2 === 0 ? [empty, large] : [large, empty]) got.get(st).push(await measure(st, k));
+  }
+  return got;
+}
+
+/** Each rate's windows, interleaved; bytes and WAL are measured around each state's first 300/s window. */
 async function interleavedFiring(empty, large, size) {
   for (const rate of size.rates) {
-    const got = new Map([[empty, []], [large, []]]);
-    for (let k = 0; k < size.windowsPerRate; k++) {
-      for (const st of k % 2 === 0 ? [empty, large] : [large, empty]) {
-        st.log(`steady ${rate}/s for ${size.seconds} s (${k + 1} of ${size.windowsPerRate})`);
-        const w = await stateWindow(st, size, { rate, bytes: rate === 300 && !st.out.bytes });
-        if (w.bytes) {
-          st.out.bytes = w.bytes;
-          delete w.bytes;
-        }
-        got.get(st).push(w);
+    const got = await interleaved(empty, large, size.windowsPerRate, async (st, k) => {
+      st.log(`steady ${rate}/s for ${size.seconds} s (${k + 1} of ${size.windowsPerRate})`);
+      const w = await stateWindow(st, size, { rate, bytes: rate === 300 && !st.out.bytes });
+      if (w.bytes) {
+        st.out.bytes = w.bytes;
+        delete w.bytes;
       }
-    }
+      return w;
+    });
     for (const st of [empty, large]) st.out.fire[rate] = poolWindows(st.sink, got.get(st));
   }
 }
@@ -229,7 +241,7 @@ async function retentionWindows(st, size) {
     moved: during.moved,
     deferred: during.deferred,
     /** 1 when the pass ended before the window's last arrival */
-    endedInWindow: during.endedAt <= w.endedAt ? 1 : 0,
+    endedInWindow: during.endedAt <= spec.endedAt ? 1 : 0,
     p99DeltaMs: window.lateness.p99 - control.lateness.p99,
     /** against the large state's 300/s windows, measured minutes earlier */
     p99DeltaFirstMs: window.lateness.p99 - st.out.fire[300].lateness.p99,
@@ -256,10 +268,11 @@ export async function largeStateOnce(ctx, opts) {
     log("large-state: the empty database");
     empty = await openState(ctx, size, services, false, (m) => log(`  empty: ${m}`));
     await interleavedFiring(empty, large, size);
-    for (const st of [empty, large]) {
-      st.log(`POST /schedule at ${size.scheduleRate}/s for ${size.scheduleSeconds} s`);
-      st.out.schedule = await scheduleLatency(st.sys.apiBase, st.apiKey, size.scheduleRate, size.scheduleSeconds);
-    }
+    const schedule = await interleaved(empty, large, size.windowsPerRate, (st, k) => {
+      st.log(`POST /schedule at ${size.scheduleRate}/s for ${size.scheduleSeconds} s (${k + 1} of ${size.windowsPerRate})`);
+      return scheduleLatency(st.sys.apiBase, st.apiKey, size.scheduleRate, size.scheduleSeconds);
+    });
+    for (const st of [empty, large]) st.out.schedule = poolSchedule(schedule.get(st));
     for (const st of [empty, large]) {
       st.log(`dashboard reads, ${size.reads} each`);
       st.out.reads = await dashboardReads(st.sys.apiBase, st.database.url, st.db, st.projectId, size.reads, st.targets.generator);
@@ -280,6 +293,7 @@ export async function largeStateOnce(ctx, opts) {
         firstWarmupSeconds: size.firstWarmupSeconds,
         windowsPerRate: size.windowsPerRate,
         scheduleRate: size.scheduleRate,
+        scheduleSeconds: size.scheduleSeconds,
         reads: size.reads,
       },
       seed,
