@@ -2,8 +2,11 @@
 // backlog when its data goes (one executor sending one at a time to a
 // target that takes 20 ms): every trigger still fires exactly once, within
 // 10 s of Redis answering, oldest due first; while Redis is down every
-// /readyz answers 503 within a second, naming it.
+// /readyz answers 503 within a second, naming it. Redis frozen (it takes
+// commands and answers none): the scheduler's tick waiting on it logs that
+// it is still running, and once Redis wakes the trigger is sent once.
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { STILL_RUNNING_MS } from "../../services/scheduler/src/loop.js";
 import { executionsOf } from "../support/rows.js";
 import { backlog, copiesAfterOutage, deliveredOnce, figure, jsonLines, oldestFirst, probe, readyzDown, type Rig, secondAfter, sentSoFar, sleep, startRig, until } from "./rig.js";
 
@@ -89,4 +92,33 @@ it("FLUSHALL while an executor is sending 40 attempts: each is recorded, and the
     "queue jobs vanished from Redis while being sent; their outcomes are recorded all the same",
   ]);
   expect(lines.filter((l) => l.level === "error")).toEqual([]);
+}, 60_000);
+
+it("Redis frozen as a trigger comes due: the tick waiting on it logs every 10 s that it is still running, naming what it finished; woken, the trigger is sent once", async () => {
+  const [scheduler] = rig.of("scheduler");
+  const at = secondAfter(1500);
+  const due = new Map([["frozen/0", at]]);
+  await rig.schedule("frozen/0", at);
+  await sleep(at.getTime() - 500 - Date.now());
+  rig.redis.signal("SIGSTOP");
+  const frozenAt = Date.now();
+  const stillRunning = () => jsonLines(scheduler!).filter((l) => l.message === "scheduler tick still running" && Date.parse(String(l.timestamp)) >= frozenAt);
+  try {
+    // the first tick after the freeze waits at its first Redis command
+    await until(() => stillRunning().length > 0, STILL_RUNNING_MS + 5000, "a 'scheduler tick still running' line");
+  } finally {
+    rig.redis.signal("SIGCONT");
+  }
+  const line = stillRunning()[0]!;
+  expect(line.level).toBe("warn");
+  expect(Date.parse(String(line.timestamp)) - frozenAt, "logged about 10 s into the stall").toBeGreaterThanOrEqual(STILL_RUNNING_MS - 1000);
+  expect(Number(line.ms)).toBeGreaterThanOrEqual(STILL_RUNNING_MS);
+  expect(line.phase).toBe("firing");
+  // Its first step, the check of the queue's marker in Redis, is the one it waits in: none is finished.
+  expect(line.steps).toEqual({});
+  expect(line.rounds).toBe(0);
+  const wokeAt = Date.now();
+  const [arrived] = await deliveredOnce(rig, due, 10_000);
+  figure("Redis frozen", "due trigger sent after Redis woke", (arrived! - wokeAt) / 1000, "s");
+  expect(arrived! - wokeAt, "sent within 5 s of Redis waking").toBeLessThan(5000);
 }, 60_000);

@@ -124,6 +124,8 @@ export interface RedisServer {
   /** SIGTERM; with persistence, what was written is kept */
   stop(): Promise<void>;
   flushAll(): Promise<void>;
+  /** sends `sig` to the server: SIGSTOP freezes it (connections stay open, nothing answers), SIGCONT wakes it */
+  signal(sig: NodeJS.Signals): void;
   close(): Promise<void>;
 }
 
@@ -154,12 +156,17 @@ export async function startRedis(persist: boolean): Promise<RedisServer> {
       });
       child = null;
     },
+    signal(sig) {
+      child?.kill(sig);
+    },
     async flushAll() {
       const client = new Redis(url);
       await client.flushall();
       await client.quit();
     },
     async close() {
+      // a frozen server would not act on SIGTERM
+      child?.kill("SIGCONT");
       await server.stop();
       rmSync(dir, { recursive: true, force: true });
     },

@@ -30,6 +30,13 @@ export function batchLimits(size: number): { first: number; largest: number } {
   return { first: Math.min(size, largest), largest };
 }
 const REQUEUE_EVERY_MS = 5000;
+/**
+ * A tick still running after this long says so in the log, and again as long
+ * as it goes on. Each statement has a 10-s timeout, so a tick this long waits
+ * on several slow statements or on Redis, whose commands wait for as long as
+ * it takes; without the line, such a stall would be silent.
+ */
+export const STILL_RUNNING_MS = 10_000;
 /** past the boundary, so rows stored at the boundary's second are due */
 const ALIGN_SLACK_MS = 3;
 
@@ -44,6 +51,8 @@ export class SchedulerLoop {
   /** when the planned tick's timer should fire (Date.now() time) */
   private timerDue = 0;
   private readonly outage: OutageLog;
+  /** the steps of the running tick's firing work, then of its sweeps */
+  private current: { phase: "firing" | "sweeps"; steps: StepTimer } | null = null;
 
   constructor(private readonly deps: Deps) {
     this.outage = new OutageLog(deps.log, "postgres", { connection: "ttr-scheduler" });
@@ -96,6 +105,8 @@ export class SchedulerLoop {
     const steps = new StepTimer();
     let timing = true;
     const { first: firstBatch, largest } = batchLimits(this.deps.env.SCHEDULER_BATCH_SIZE);
+    this.current = { phase: "firing", steps };
+    const watch = setInterval(() => this.stillRunning(steps), STILL_RUNNING_MS);
     try {
       await this.deps.recovery.run(new Date());
       steps.lap("recoveryMs");
@@ -137,8 +148,25 @@ export class SchedulerLoop {
     } catch (err) {
       this.failed(err);
     } finally {
+      clearInterval(watch);
+      this.current = null;
       if (timing) stopTimer();
     }
+  }
+
+  /**
+   * The running tick's account so far: the steps it has finished, in the
+   * phase it is in; the one it waits in is the next (docs/operations.md,
+   * "Slow ticks").
+   */
+  private stillRunning(tick: StepTimer): void {
+    const now = this.current;
+    this.deps.log.warn("scheduler tick still running", {
+      ms: tick.elapsed(),
+      phase: now?.phase,
+      steps: now?.steps.steps,
+      rounds: tick.rounds.length,
+    });
   }
 
   /** The periodic sweeps, each when its interval has passed, timed together. */
@@ -148,6 +176,7 @@ export class SchedulerLoop {
     if (!sweep && !requeue) return;
     const stopTimer = this.deps.metrics.sweepSeconds.startTimer();
     const steps = new StepTimer();
+    this.current = { phase: "sweeps", steps };
     try {
       if (sweep) {
         this.lastSweep = now.getTime();
