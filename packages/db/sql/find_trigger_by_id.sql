@@ -1,6 +1,7 @@
 -- A project's one-shot trigger or instance by ID, locked.
 -- Params: $1 project_id, $2 id.
+-- Found by ID alone, then kept if the project's (see session_list_executions.sql).
 SELECT id, status::text AS status, generator_id AS "generatorId", custom_key AS "customKey"
-FROM triggers
-WHERE project_id = $1::uuid AND id = $2::uuid
+FROM (SELECT id, status, generator_id, custom_key, project_id FROM triggers WHERE id = $2::uuid OFFSET 0) t
+WHERE project_id = $1::uuid
 FOR UPDATE

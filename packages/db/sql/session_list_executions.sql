@@ -11,6 +11,11 @@
 -- letters (executions_dead_letter_idx), one trigger's attempts
 -- (executions_trigger_attempt_key); the cursor compares with coalesced
 -- bounds rather than `$4 IS NULL OR …`, which no index condition can use.
+-- The trigger's branch finds its rows by trigger alone, behind OFFSET 0 (a
+-- subquery the planner keeps whole), and only then keeps the project's:
+-- on a day partition not yet analyzed, the planner would otherwise walk the
+-- project's index by date, or AND it with the trigger's, reading the
+-- project's whole day to return one row (docs/storage.md).
 -- Returns executions in the dashboard's Execution shape plus createdAt.
 SELECT e.id::text AS id, e.trigger_id::text AS "triggerId", e.attempt_number AS "attemptNumber",
        e.triggered_by::text AS "triggeredBy", CASE WHEN run.attempt_started_at IS NOT NULL THEN 'started' ELSE e.status::text END AS status,
@@ -29,9 +34,8 @@ FROM (
       AND (e.created_at, e.id) < (coalesce($4::timestamptz, 'infinity'), coalesce($5::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
     ORDER BY e.created_at DESC, e.id DESC LIMIT $6::int)
   UNION ALL
-  (SELECT e.* FROM executions e
-    WHERE $2::uuid IS NOT NULL AND e.trigger_id = $2::uuid AND e.project_id = $1::uuid
-      AND (NOT $3::boolean OR (e.is_dead_letter AND e.discarded_at IS NULL))
+  (SELECT e.* FROM (SELECT * FROM executions WHERE $2::uuid IS NOT NULL AND trigger_id = $2::uuid OFFSET 0) e
+    WHERE e.project_id = $1::uuid AND (NOT $3::boolean OR (e.is_dead_letter AND e.discarded_at IS NULL))
       AND (e.created_at, e.id) < (coalesce($4::timestamptz, 'infinity'), coalesce($5::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
     ORDER BY e.created_at DESC, e.id DESC LIMIT $6::int)
 ) e

@@ -10,8 +10,9 @@ SELECT 'job' AS kind, t.id::text AS id, t.status::text AS status, t.custom_key A
        t.title, t.url, t.method, t.headers, t.body, t.tags,
        t.scheduled_at AS "scheduledAt", NULL::text AS "cronExpr", NULL::text AS tz,
        t.generator_id::text AS "generatorId", t.created_at AS "createdAt", t.updated_at AS "updatedAt"
-FROM triggers t
-WHERE t.project_id = $1::uuid AND t.id = ANY($2::uuid[]) AND ($3::date[] IS NULL OR t.part_day = ANY($3::date[]))
+-- Found by ID alone, then kept if the project's (see session_list_executions.sql).
+FROM (SELECT * FROM triggers WHERE id = ANY($2::uuid[]) AND ($3::date[] IS NULL OR part_day = ANY($3::date[])) OFFSET 0) t
+WHERE t.project_id = $1::uuid
 UNION ALL
 SELECT 'generator', g.id::text, g.status::text, g.custom_key,
        g.title, g.url, g.method, g.headers, g.body, g.tags,

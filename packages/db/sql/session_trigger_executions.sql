@@ -10,11 +10,13 @@ SELECT e.id::text AS id, e.trigger_id::text AS "triggerId", e.attempt_number AS 
        e.response_size AS "responseSize", e.error_message AS "errorMessage", e.is_dead_letter AS "isDeadLetter",
        e.notify_status AS "notifyStatus", e.notify_attempts AS "notifyAttempts", e.notify_error AS "notifyError",
        e.discarded_at AS "discardedAt", e.created_at AS "createdAt"
-FROM executions e
+-- Found by trigger alone, then kept if the project's (see
+-- session_list_executions.sql): the plan must not depend on statistics.
+FROM (SELECT * FROM executions WHERE trigger_id = $2::uuid OFFSET 0) e
 LEFT JOIN LATERAL (
   -- a started attempt is stored as planned while its trigger runs it (start_attempts.sql)
   SELECT t.attempt_started_at FROM triggers t
   WHERE e.status = 'planned' AND t.id = e.trigger_id AND t.part_day = e.part_day AND t.status = 'running' AND t.attempts = e.attempt_number
 ) run ON true
-WHERE e.trigger_id = $2::uuid AND e.project_id = $1::uuid
+WHERE e.project_id = $1::uuid
 ORDER BY e.attempt_number
