@@ -160,11 +160,11 @@ export class SchedulerLoop {
    * "Slow ticks").
    */
   private stillRunning(tick: StepTimer): void {
-    const now = this.current;
+    const current = this.current;
     this.deps.log.warn("scheduler tick still running", {
       ms: tick.elapsed(),
-      phase: now?.phase,
-      steps: now?.steps.steps,
+      phase: current?.phase,
+      steps: current?.steps.steps,
       rounds: tick.rounds.length,
     });
   }
