@@ -113,10 +113,16 @@ it("Redis frozen as a trigger comes due: the tick waiting on it logs every 10 s 
   expect(line.level).toBe("warn");
   expect(Date.parse(String(line.timestamp)) - frozenAt, "logged about 10 s into the stall").toBeGreaterThanOrEqual(STILL_RUNNING_MS - 1000);
   expect(Number(line.ms)).toBeGreaterThanOrEqual(STILL_RUNNING_MS);
-  expect(line.phase).toBe("firing");
-  // Its first step, the check of the queue's marker in Redis, is the one it waits in: none is finished.
-  expect(line.steps).toEqual({});
-  expect(line.rounds).toBe(0);
+  expect(["firing", "sweeps"]).toContain(line.phase);
+  const tickBegan = Date.parse(String(line.timestamp)) - Number(line.ms);
+  if (tickBegan >= frozenAt) {
+    // A tick begun after the freeze waits at its first step, the check of the
+    // queue's marker in Redis: none is finished. (One begun before it, on a
+    // slow machine, may wait at any later step, which its line names.)
+    expect(line.phase).toBe("firing");
+    expect(line.steps).toEqual({});
+    expect(line.rounds).toBe(0);
+  }
   const wokeAt = Date.now();
   const [arrived] = await deliveredOnce(rig, due, 10_000);
   figure("Redis frozen", "due trigger sent after Redis woke", (arrived! - wokeAt) / 1000, "s");
