@@ -16,7 +16,7 @@ const root = path.resolve(import.meta.dirname, "..", "..");
 const ENABLED = ["monitoring.grafanaDashboard.enabled=true", "monitoring.prometheusRule.enabled=true"];
 /** Labels Prometheus adds to every series of a target (ServiceMonitor or pod-annotation scrape). */
 const TARGET_LABELS = new Set(["namespace", "pod", "job", "instance", "service", "container", "endpoint"]);
-const ALERTS = ["TtrFiringLate", "TtrNoActiveScheduler", "TtrNotReady", "TtrDeadLetters", "TtrQueueGrowing", "TtrRetentionStalled"];
+const ALERTS = ["TtrFiringLate", "TtrNoActiveScheduler", "TtrSchedulerTickStuck", "TtrNotReady", "TtrDeadLetters", "TtrQueueGrowing", "TtrRetentionStalled"];
 
 interface Query {
   where: string;
@@ -60,7 +60,7 @@ describe("rendering", () => {
     expect(relabelled.metadata.namespace).toBe(NAMESPACE);
   });
 
-  it("the PrometheusRule holds the six alerts, scoped to the release's namespace, with thresholds from values", async () => {
+  it("the PrometheusRule holds the seven alerts, scoped to the release's namespace, with thresholds from values", async () => {
     expect(alerts.map((a) => a.alert)).toEqual(ALERTS);
     for (const a of alerts) {
       for (const ref of parsePromQL(a.expr).selectors) expect(ref.labels, `${a.alert}: ${a.expr}`).toContain("namespace");
@@ -73,6 +73,7 @@ describe("rendering", () => {
     expect(byName.get("TtrFiringLate")!.expr).toMatch(/\) > 2$/);
     expect(byName.get("TtrDeadLetters")!.expr).toMatch(/\* 60 > 5$/);
     expect(byName.get("TtrQueueGrowing")!.expr).toMatch(/> 500 and deriv/);
+    expect(byName.get("TtrSchedulerTickStuck")!.expr).toMatch(/\) > 20$/);
     expect(byName.get("TtrRetentionStalled")!.expr).toMatch(/> 14400$/);
     expect(byName.get("TtrNotReady")!.labels).toEqual({ severity: "critical", team: "platform" });
     expect(byName.get("TtrNotReady")!.annotations.runbook_url).toBe("https://docs.example.com/ttr/runbooks.md#ttrnotready");

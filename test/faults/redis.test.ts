@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { STILL_RUNNING_MS } from "../../services/scheduler/src/loop.js";
 import { executionsOf } from "../support/rows.js";
-import { backlog, copiesAfterOutage, deliveredOnce, figure, jsonLines, oldestFirst, probe, readyzDown, type Rig, secondAfter, sentSoFar, sleep, startRig, until } from "./rig.js";
+import { backlog, copiesAfterOutage, deliveredOnce, figure, jsonLines, metric, oldestFirst, probe, readyzDown, type Rig, secondAfter, sentSoFar, sleep, startRig, until } from "./rig.js";
 
 let rig: Rig;
 
@@ -94,7 +94,7 @@ it("FLUSHALL while an executor is sending 40 attempts: each is recorded, and the
   expect(lines.filter((l) => l.level === "error")).toEqual([]);
 }, 60_000);
 
-it("Redis frozen as a trigger comes due: the tick waiting on it logs every 10 s that it is still running, naming what it finished; woken, the trigger is sent once", async () => {
+it("Redis frozen as a trigger comes due: the tick waiting on it logs every 10 s that it is still running, naming what it finished, and shows in ttr_scheduler_tick_running_seconds; woken, the trigger is sent once", async () => {
   const [scheduler] = rig.of("scheduler");
   const at = secondAfter(1500);
   const due = new Map([["frozen/0", at]]);
@@ -106,6 +106,9 @@ it("Redis frozen as a trigger comes due: the tick waiting on it logs every 10 s 
   try {
     // the first tick after the freeze waits at its first Redis command
     await until(() => stillRunning().length > 0, STILL_RUNNING_MS + 5000, "a 'scheduler tick still running' line");
+    // what the TtrSchedulerTickStuck alert reads
+    const running = await metric(scheduler!, "ttr_scheduler_tick_running_seconds");
+    expect(running, "ttr_scheduler_tick_running_seconds of the waiting tick").toBeGreaterThanOrEqual(STILL_RUNNING_MS / 1000);
   } finally {
     rig.redis.signal("SIGCONT");
   }

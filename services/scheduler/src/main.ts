@@ -30,7 +30,8 @@ const queue = new Queue(ATTEMPT_QUEUE, { connection: redis, prefix: env.TTR_REDI
 // already logged once per outage by the connection's own listener
 queue.on("error", () => {});
 const registry = createRegistry("scheduler");
-const metrics = createMetrics(registry, () => queueDepth(db).catch(() => null));
+// `loop` is made below, before the first scrape can come.
+const metrics = createMetrics(registry, () => queueDepth(db).catch(() => null), () => loop.runningSeconds());
 const admission = new PolicyAdmission(db, redis, env.TTR_REDIS_PREFIX);
 const leadership = new Leadership(env.DATABASE_URL, log, (leading) => {
   metrics.leader.set(leading ? 1 : 0);

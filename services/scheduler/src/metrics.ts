@@ -7,7 +7,7 @@ export const HELD_TAGS_SHOWN = 20;
  * `queueDepth` answers how many attempts wait in the queue (null when it
  * cannot tell): counted in PostgreSQL, as a queue job may carry several.
  */
-export function createMetrics(registry: prom.Registry, queueDepth: () => Promise<number | null>) {
+export function createMetrics(registry: prom.Registry, queueDepth: () => Promise<number | null>, tickRunningSeconds: () => number) {
   return {
     promoted: new prom.Counter({ name: "ttr_triggers_promoted_total", help: "Due triggers moved to queued", registers: [registry] }),
     instances: new prom.Counter({ name: "ttr_instances_created_total", help: "Pending instances created for recurring triggers", registers: [registry] }),
@@ -20,6 +20,14 @@ export function createMetrics(registry: prom.Registry, queueDepth: () => Promise
       help: "Time one scheduler tick takes to claim and dispatch what is due (the sweeps after it are timed apart)",
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.25, 0.5, 1, 2.5, 5],
       registers: [registry],
+    }),
+    tickRunning: new prom.Gauge({
+      name: "ttr_scheduler_tick_running_seconds",
+      help: "How long the tick in progress has run, 0 between ticks: a tick that waits on a store that does not answer grows it without end",
+      registers: [registry],
+      collect() {
+        this.set(tickRunningSeconds());
+      },
     }),
     sweepSeconds: new prom.Histogram({
       name: "ttr_scheduler_sweep_duration_seconds",
