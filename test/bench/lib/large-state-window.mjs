@@ -10,6 +10,13 @@ import { analyzeFiring, secondAfter, sleep } from "./stats.mjs";
 import { insertTriggers } from "./triggers.mjs";
 import { walSplit } from "./wal.mjs";
 
+/**
+ * How long before T0 a window takes its marks: after the warm-up's last tick
+ * has ended (ticks begin just after each second and take 50–250 ms here),
+ * before the window's first begins.
+ */
+const MARKS_AHEAD_MS = 300;
+
 const TICK = "ttr_scheduler_tick_duration_seconds";
 const SWEEP = "ttr_scheduler_sweep_duration_seconds";
 
@@ -113,10 +120,13 @@ export async function fireWindow(env, w) {
   // (the wait would then end only at its 30-s stall, and the CPU, reads and
   // ticks over the window would take in those idle seconds).
   const target = sink.distinct() + count;
-  await sleep(t0 - Date.now());
-  // Ticks that end from here on are in the histogram's counts below (its
-  // scrape comes next): their log lines are taken from this moment, not from
-  // after the marks, which on a busy machine can come after the first tick.
+  // The marks are taken MARKS_AHEAD_MS before T0, between the warm-up's last
+  // tick and the window's first, so that the scrape (whose queue-depth gauge
+  // runs a statement), the meter's reset and the reads mark do not run beside
+  // the first tick (HISTORY.md, 104). Ticks that end from here on are in the
+  // histogram's counts below (its scrape comes next); their log lines are
+  // taken from this moment too.
+  await sleep(t0 - MARKS_AHEAD_MS - Date.now());
   const ticksFrom = Date.now();
   const ticks0 = await scrapeTicks(sys);
   await meter.reset();
