@@ -3,7 +3,6 @@
 // second is claimed right after that second starts: never before it
 // (docs/concepts.md), and usually within milliseconds.
 import { countHeld, countHeldByTag, isDatabaseUnavailable, LeaseLost, nextPlannedAt } from "@ttr/db";
-import { performance } from "node:perf_hooks";
 import { OutageLog } from "@ttr/platform";
 import type { Deps } from "./deps.js";
 import { HELD_TAGS_SHOWN } from "./metrics.js";
@@ -54,8 +53,8 @@ export class SchedulerLoop {
   private readonly outage: OutageLog;
   /** the steps of the running tick's firing work, then of its sweeps */
   private current: { phase: "firing" | "sweeps"; steps: StepTimer } | null = null;
-  /** when the running tick began (performance.now()), null between ticks */
-  private tickStarted: number | null = null;
+  /** the running tick's own timer (kept through its sweeps), null between ticks */
+  private tickSteps: StepTimer | null = null;
 
   constructor(private readonly deps: Deps) {
     this.outage = new OutageLog(deps.log, "postgres", { connection: "ttr-scheduler" });
@@ -109,7 +108,7 @@ export class SchedulerLoop {
     let timing = true;
     const { first: firstBatch, largest } = batchLimits(this.deps.env.SCHEDULER_BATCH_SIZE);
     this.current = { phase: "firing", steps };
-    this.tickStarted = performance.now();
+    this.tickSteps = steps;
     const watch = setInterval(() => this.stillRunning(steps), STILL_RUNNING_MS);
     try {
       await this.deps.recovery.run(new Date());
@@ -154,14 +153,14 @@ export class SchedulerLoop {
     } finally {
       clearInterval(watch);
       this.current = null;
-      this.tickStarted = null;
+      this.tickSteps = null;
       if (timing) stopTimer();
     }
   }
 
   /** Seconds the running tick has taken so far, 0 between ticks (ttr_scheduler_tick_running_seconds). */
   runningSeconds(): number {
-    return this.tickStarted === null ? 0 : (performance.now() - this.tickStarted) / 1000;
+    return this.tickSteps === null ? 0 : this.tickSteps.elapsed() / 1000;
   }
 
   /**
