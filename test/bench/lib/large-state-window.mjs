@@ -76,16 +76,26 @@ WHERE i.inhparent IN ('triggers'::regclass, 'executions'::regclass)`;
 /**
  * Bytes of every triggers and executions partition (heap, indexes, TOAST)
  * and the WAL position, after a VACUUM of the day partitions the bench's
- * rows go to (what autovacuum would do; it is off on some servers).
+ * rows go to (what autovacuum would do; it is off on some servers); and
+ * the rows those partitions held then (their statistics, fresh from the
+ * VACUUM). New rows fill the gaps that pages of earlier rows keep, and each
+ * such page changed first after a checkpoint is logged whole, so the WAL's
+ * page images grow with those rows: on the large database, with the hour of
+ * the UTC day, as its seed writes the day's history up to the present
+ * (HISTORY.md, 106).
  */
 async function storageMark(db, days) {
+  let dayRows = 0;
   for (const day of new Set(days)) {
     const suffix = day.replaceAll("-", "");
     const { rows } = await db.query("SELECT to_regclass($1) IS NOT NULL AS ok", [`triggers_p${suffix}`]);
-    if (rows[0].ok) await db.query(`VACUUM triggers_p${suffix}, executions_p${suffix}`);
+    if (!rows[0].ok) continue;
+    await db.query(`VACUUM triggers_p${suffix}, executions_p${suffix}`);
+    const counted = await db.query("SELECT coalesce(sum(greatest(reltuples, 0)), 0)::float8 AS n FROM pg_class WHERE relname = ANY ($1)", [[`triggers_p${suffix}`, `executions_p${suffix}`]]);
+    dayRows += counted.rows[0].n;
   }
   const { rows } = await db.query(RELATIONS);
-  return { bytes: rows[0].bytes, lsn: rows[0].lsn };
+  return { bytes: rows[0].bytes, lsn: rows[0].lsn, dayRows };
 }
 
 /**
@@ -171,7 +181,7 @@ export async function fireWindow(env, w) {
     const after = await storageMark(db, [utcDay(wall0 - 60_000), utcDay(Date.now())]);
     const fired = f.received + (sink.warmups() - warmups0);
     const { rows } = await db.query("SELECT pg_wal_lsn_diff($1::pg_lsn, $2::pg_lsn)::float8 AS wal", [after.lsn, before.lsn]);
-    out.bytes = { fired, livePerFire: (after.bytes - before.bytes) / fired, walPerFire: rows[0].wal / fired, wal: await walSplit(db, before.lsn, after.lsn, fired) };
+    out.bytes = { fired, dayRows: before.dayRows, livePerFire: (after.bytes - before.bytes) / fired, walPerFire: rows[0].wal / fired, wal: await walSplit(db, before.lsn, after.lsn, fired) };
   }
   return out;
 }

@@ -270,7 +270,9 @@ function largeBytes(a) {
       ["WAL bytes (server-wide)", fmt(e?.walPerFire, 0, " B"), fmt(l?.walPerFire, 0, " B"), times(l?.walPerFire, e?.walPerFire)],
       ...(split ? [["of which full-page images", fmt(e?.wal?.fpiPerFire, 0, " B"), fmt(l?.wal?.fpiPerFire, 0, " B"), ""]] : []),
       ["one-shots fired (with the warm-up)", fmt(e?.fired), fmt(l?.fired), ""],
+      ["rows already in the day's partitions (triggers + executions)", fmt(e?.dayRows), fmt(l?.dayRows), ""],
     ]),
+    "The page images come from pages of the day's partitions that earlier rows left with a gap: a new row that fits goes there, and a page changed first after a checkpoint is logged whole. On the large database those pages hold the seed's history of the current UTC day up to the present, so the images grow with the hour the bench runs at (HISTORY.md, 106); a production database has the day's rows of its own.",
     ...["empty", "large"].flatMap((state) => walRelations(state, a[state]?.bytes?.wal)),
   ].join("\n\n");
 }
