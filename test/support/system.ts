@@ -106,15 +106,22 @@ export function killService(service: Service, signal: NodeJS.Signals = "SIGTERM"
   });
 }
 
-export async function startSystem(opts: SystemOptions = {}): Promise<System> {
-  const database = await freshDatabase();
-  const env: Record<string, string> = {
+/** What every service of a test needs: its database, Redis with a key prefix of its own, quiet logs, a small pool. */
+export function serviceEnv(databaseUrl: string): Record<string, string> {
+  return {
     PATH: process.env.PATH ?? "",
-    DATABASE_URL: database.url,
+    DATABASE_URL: databaseUrl,
     REDIS_URL: redisUrl(),
     TTR_REDIS_PREFIX: redisPrefix(),
     LOG_LEVEL: "warn",
     DB_POOL_SIZE: "5",
+  };
+}
+
+export async function startSystem(opts: SystemOptions = {}): Promise<System> {
+  const database = await freshDatabase();
+  const env: Record<string, string> = {
+    ...serviceEnv(database.url),
     // seals signing secrets; the CLI run against this system takes it from `env`
     TTR_SECRET_KEY: randomBytes(32).toString("base64"),
     ...opts.env,

@@ -51,6 +51,14 @@ export interface PgRunnerOptions {
    */
   genericPlans?: boolean;
   /**
+   * How long a connection may sit idle before the pool closes it (ms, 30 s
+   * unless set); 0 keeps it until the pool ends. For a pool whose kept
+   * plans are dear to make (the scheduler's loop): a connection opened
+   * again plans each statement again on first use, about 0.4 s for one
+   * tick's statements over 70 day partitions (docs/storage.md).
+   */
+  idleTimeoutMs?: number;
+  /**
    * Server settings for this pool's sessions, sent when each connects
    * (e.g. `idle_in_transaction_session_timeout`). `jit` and parallel
    * plans are off unless set here (SHORT_STATEMENTS).
@@ -129,7 +137,7 @@ export function createPgRunner(databaseUrl: string, opts: PgRunnerOptions = {}):
     max: opts.max ?? 10,
     // pg waits forever for a free connection by default; fail loudly instead.
     connectionTimeoutMillis: 10_000,
-    idleTimeoutMillis: 30_000,
+    idleTimeoutMillis: opts.idleTimeoutMs ?? 30_000,
     application_name: opts.applicationName ?? "ttr",
     ...(opts.queryTimeoutMs ? { query_timeout: opts.queryTimeoutMs } : {}),
     ...(options ? { options } : {}),

@@ -1,0 +1,70 @@
+// The scheduler's loop keeps to one PostgreSQL connection, whatever else the
+// process is asked meanwhile. Each connection makes its own kept plans the
+// first time it runs a statement, about 0.4 s for a tick's statements over
+// 70 day partitions; a loop that moved to a new connection would pay that
+// in the middle of firing (docs/storage.md, "Kept plans and connections").
+// Here /metrics (whose queue depth is a statement) and /readyz (a ping) are
+// asked continuously, so that they often come while a tick holds its
+// connection: they must be served from a pool of their own.
+import { freePort } from "@ttr/platform";
+import pg from "pg";
+import { afterAll, expect, it } from "vitest";
+import { freshDatabase, type TestDatabase } from "../support/db.js";
+import { killService, launchService, type Service, serviceEnv } from "../support/system.js";
+
+let database: TestDatabase | undefined;
+let scheduler: Service | undefined;
+
+afterAll(async () => {
+  if (scheduler) await killService(scheduler, "SIGKILL");
+  await database?.drop();
+});
+
+/** The backends of the scheduler's database, by application name. */
+async function backends(url: string): Promise<Map<string, number[]>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ app: string; pid: number }>(
+      "SELECT application_name AS app, pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() ORDER BY pid",
+    );
+    const out = new Map<string, number[]>();
+    for (const r of rows) out.set(r.app, [...(out.get(r.app) ?? []), r.pid]);
+    return out;
+  } finally {
+    await client.end();
+  }
+}
+
+it("ticks on one connection while /metrics and /readyz are asked without pause", async () => {
+  database = await freshDatabase();
+  const port = await freePort();
+  scheduler = await launchService("scheduler", "services/scheduler/dist/main.js", { ...serviceEnv(database.url), METRICS_PORT: String(port) }, port);
+  const url = database.url;
+  const loopOf = async () => (await backends(url)).get("ttr-scheduler") ?? [];
+  // the loop has ticked once it has a connection
+  for (let i = 0; i < 100 && (await loopOf()).length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+  const before = await loopOf();
+  expect(before).toHaveLength(1);
+
+  // 8 askers, each asking again as soon as answered, for 6 s: six ticks and a round of sweeps
+  const until = Date.now() + 6000;
+  let asked = 0;
+  const asker = async (path: string) => {
+    while (Date.now() < until) {
+      const res = await fetch(`http://127.0.0.1:${port}${path}`);
+      await res.arrayBuffer();
+      expect(res.status).toBe(200);
+      asked++;
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, (_, i) => asker(i % 2 === 0 ? "/metrics" : "/readyz")));
+  expect(asked).toBeGreaterThan(100);
+
+  const after = await backends(url);
+  // the same single connection served every tick
+  expect(after.get("ttr-scheduler")).toEqual(before);
+  // and the askers were served by the probes' pool (at most 2 connections)
+  expect(after.get("ttr-scheduler-probes")?.length).toBeGreaterThanOrEqual(1);
+  expect(after.get("ttr-scheduler-probes")?.length).toBeLessThanOrEqual(2);
+}, 60_000);
