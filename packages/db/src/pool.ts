@@ -233,12 +233,16 @@ export async function withPgClient<T>(databaseUrl: string, fn: (client: pg.Clien
  * pages, a trigger's detail, the overview, stats and usage): kept generic
  * plans (their SQL is written so that one plan serves every call,
  * docs/storage.md) and a statement timeout, so a slow read answers 503
- * instead of holding a connection that firing needs.
+ * instead of holding a connection that firing needs. Its idle connections
+ * stay open: one opened again would build each read's plan again on first
+ * use (about 130 ms a statement over a month of days), and a dashboard is
+ * often left idle for longer than a pool's usual 30 s.
  */
 export function createReadsRunner(databaseUrl: string, opts: { max: number; statementTimeoutMs: number; applicationName?: string }): PgRunner {
   return createPgRunner(databaseUrl, {
     max: opts.max,
     applicationName: opts.applicationName ?? "ttr-api-reads",
+    idleTimeoutMs: 0,
     genericPlans: true,
     settings: { statement_timeout: opts.statementTimeoutMs },
   });
