@@ -10,6 +10,7 @@ import { freePort } from "@ttr/platform";
 import pg from "pg";
 import { afterAll, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../support/db.js";
+import { eventually } from "../support/rows.js";
 import { killService, launchService, type Service, serviceEnv } from "../support/system.js";
 
 let database: TestDatabase | undefined;
@@ -43,8 +44,14 @@ it("ticks on one connection while /metrics and /readyz are asked without pause",
   const url = database.url;
   const loopOf = async () => (await backends(url)).get("ttr-scheduler") ?? [];
   // the loop has ticked once it has a connection
-  for (let i = 0; i < 100 && (await loopOf()).length === 0; i++) await new Promise((r) => setTimeout(r, 100));
-  const before = await loopOf();
+  const before = await eventually(
+    async () => {
+      const pids = await loopOf();
+      return pids.length > 0 ? pids : undefined;
+    },
+    10_000,
+    "the scheduler's first tick",
+  );
   expect(before).toHaveLength(1);
 
   // 8 askers, each asking again as soon as answered, for 6 s: six ticks and a round of sweeps

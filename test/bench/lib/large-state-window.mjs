@@ -85,17 +85,17 @@ WHERE i.inhparent IN ('triggers'::regclass, 'executions'::regclass)`;
  * (HISTORY.md, 106).
  */
 async function storageMark(db, days) {
-  let dayRows = 0;
+  const tables = [];
   for (const day of new Set(days)) {
     const suffix = day.replaceAll("-", "");
     const { rows } = await db.query("SELECT to_regclass($1) IS NOT NULL AS ok", [`triggers_p${suffix}`]);
     if (!rows[0].ok) continue;
+    tables.push(`triggers_p${suffix}`, `executions_p${suffix}`);
     await db.query(`VACUUM triggers_p${suffix}, executions_p${suffix}`);
-    const counted = await db.query("SELECT coalesce(sum(greatest(reltuples, 0)), 0)::float8 AS n FROM pg_class WHERE relname = ANY ($1)", [[`triggers_p${suffix}`, `executions_p${suffix}`]]);
-    dayRows += counted.rows[0].n;
   }
+  const counted = await db.query("SELECT coalesce(sum(greatest(reltuples, 0)), 0)::float8 AS n FROM pg_class WHERE relname = ANY ($1)", [tables]);
   const { rows } = await db.query(RELATIONS);
-  return { bytes: rows[0].bytes, lsn: rows[0].lsn, dayRows };
+  return { bytes: rows[0].bytes, lsn: rows[0].lsn, dayRows: counted.rows[0].n };
 }
 
 /**
