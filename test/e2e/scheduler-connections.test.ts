@@ -5,7 +5,10 @@
 // in the middle of firing (docs/storage.md, "Kept plans and connections").
 // Here /metrics (whose queue depth is a statement) and /readyz (a ping) are
 // asked continuously, so that they often come while a tick holds its
-// connection: they must be served from a pool of their own.
+// connection: they must be served from a pool of their own. And when day
+// partitions are added (or detached) by another process, the loop plans its
+// statements again at once, on its own connection, between two ticks.
+import { clientRunner, ensurePartitions } from "@ttr/db";
 import { freePort } from "@ttr/platform";
 import pg from "pg";
 import { afterAll, expect, it } from "vitest";
@@ -15,11 +18,25 @@ import { killService, launchService, type Service, serviceEnv } from "../support
 
 let database: TestDatabase | undefined;
 let scheduler: Service | undefined;
+let second: { database: TestDatabase; scheduler?: Service } | undefined;
 
 afterAll(async () => {
   if (scheduler) await killService(scheduler, "SIGKILL");
+  if (second?.scheduler) await killService(second.scheduler, "SIGKILL");
   await database?.drop();
+  await second?.database.drop();
 });
+
+/** The scheduler's loop connection (its process id), once it has ticked. */
+const loopConnection = (url: string) =>
+  eventually(
+    async () => {
+      const pids = (await backends(url)).get("ttr-scheduler") ?? [];
+      return pids.length > 0 ? pids : undefined;
+    },
+    10_000,
+    "the scheduler's first tick",
+  );
 
 /** The backends of the scheduler's database, by application name. */
 async function backends(url: string): Promise<Map<string, number[]>> {
@@ -42,16 +59,7 @@ it("ticks on one connection while /metrics and /readyz are asked without pause",
   const port = await freePort();
   scheduler = await launchService("scheduler", "services/scheduler/dist/main.js", { ...serviceEnv(database.url), METRICS_PORT: String(port) }, port);
   const url = database.url;
-  const loopOf = async () => (await backends(url)).get("ttr-scheduler") ?? [];
-  // the loop has ticked once it has a connection
-  const before = await eventually(
-    async () => {
-      const pids = await loopOf();
-      return pids.length > 0 ? pids : undefined;
-    },
-    10_000,
-    "the scheduler's first tick",
-  );
+  const before = await loopConnection(url);
   expect(before).toHaveLength(1);
 
   // 8 askers, each asking again as soon as answered, for 6 s: six ticks and a round of sweeps
@@ -74,4 +82,33 @@ it("ticks on one connection while /metrics and /readyz are asked without pause",
   // and the askers were served by the probes' pool (at most 2 connections)
   expect(after.get("ttr-scheduler-probes")?.length).toBeGreaterThanOrEqual(1);
   expect(after.get("ttr-scheduler-probes")?.length).toBeLessThanOrEqual(2);
+}, 60_000);
+
+it("plans its statements again as soon as another process adds day partitions", async () => {
+  const db = await freshDatabase();
+  second = { database: db };
+  const port = await freePort();
+  second.scheduler = await launchService("scheduler", "services/scheduler/dist/main.js", { ...serviceEnv(db.url), LOG_LEVEL: "info", METRICS_PORT: String(port) }, port);
+  const service = second.scheduler;
+  const before = await loopConnection(db.url);
+  const planned = () => service.output.join("").split("\n").filter((l) => l.includes("planned the loop's statements again"));
+  expect(planned()).toEqual([]);
+
+  // days 30 to 37 from now do not exist yet: this makes them
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  try {
+    const made = await ensurePartitions(clientRunner(client), new Date(Date.now() + 30 * 86_400_000));
+    expect(made).toBeGreaterThan(0);
+  } finally {
+    await client.end();
+  }
+  const announced = Date.now();
+  const [line] = await eventually(async () => (planned().length > 0 ? planned() : undefined), 5000, "the loop's planning");
+  const logged = JSON.parse(line!) as { ms: number; timestamp?: string };
+  expect(logged.ms).toBeGreaterThanOrEqual(0);
+  // at once, not at the next sweep: within about a tick of the notice
+  expect(Date.now() - announced).toBeLessThan(3000);
+  // on the loop's own connection, never beside a tick on a second one
+  expect((await backends(db.url)).get("ttr-scheduler")).toEqual(before);
 }, 60_000);

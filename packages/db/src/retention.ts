@@ -11,6 +11,12 @@ import { query, type SqlRunner } from "./sql.js";
 
 /** The advisory lock that keeps retention passes (scheduler, `ttr prune`) one at a time. */
 export const RETENTION_LOCK_KEY = 72707370;
+/**
+ * The channel partitions_changed.sql notifies on when day partitions are
+ * added or detached: the active scheduler listens on it and plans its
+ * statements again at once (docs/storage.md, "Kept plans and connections").
+ */
+export const PARTITIONS_CHANNEL = "ttr_partitions";
 /** days of partitions made ahead of today */
 export const PARTITIONS_AHEAD_DAYS = 7;
 /** partitions with more rows than this are counted from PostgreSQL's statistics, not row by row */
@@ -97,7 +103,9 @@ export function partitionBounds(bound: string): { from: string; to: string } | n
 /** Makes the day partitions from `fromDay` through `PARTITIONS_AHEAD_DAYS` after `now` (missing ones only). */
 export async function ensurePartitions(db: SqlRunner, now: Date, fromDay = utcDay(now)): Promise<number> {
   const [row] = await query<{ made: number }>(db, "ensure_partitions", fromDay, addDays(utcDay(now), PARTITIONS_AHEAD_DAYS));
-  return row?.made ?? 0;
+  const made = row?.made ?? 0;
+  if (made > 0) await query(db, "partitions_changed");
+  return made;
 }
 
 /**
@@ -130,6 +138,7 @@ async function finishInterruptedDetaches(db: SqlRunner, log: PruneOptions["log"]
   for (const r of await query<{ parent: string; partition: string }>(db, "retention_detach_pending")) {
     log?.("finishing an interrupted detach", { partition: r.partition });
     await db.$executeRawUnsafe(`ALTER TABLE ${ident(r.parent)} DETACH PARTITION ${ident(r.partition)} FINALIZE`);
+    await query(db, "partitions_changed");
     await db.$executeRawUnsafe(`DROP TABLE IF EXISTS ${ident(r.partition)}`);
   }
 }
@@ -324,6 +333,7 @@ export async function detachDays(
       await db.$executeRawUnsafe("BEGIN");
       await db.$executeRawUnsafe(`SET LOCAL lock_timeout = '${lockMs}ms'`);
       for (const statement of statements) await db.$executeRawUnsafe(statement);
+      await query(db, "partitions_changed");
       await db.$executeRawUnsafe("COMMIT");
       log?.("old days detached", { partitions: parts.length, tries: attempt, ms: Date.now() - started });
       return;
@@ -338,5 +348,6 @@ export async function detachDays(
     for (const [i, parent] of PARENTS.entries()) {
       await db.$executeRawUnsafe(`ALTER TABLE ${parent} DETACH PARTITION ${ident(tablesOf(part)[i]!)} CONCURRENTLY`);
     }
+    await query(db, "partitions_changed");
   }
 }

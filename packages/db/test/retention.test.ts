@@ -4,7 +4,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
-import { clientRunner, createDb, createProject, detachDays, ensurePartitions as ensure, partitionBounds, prune, query, waitForQuiet, withPgClient } from "../src/index.js";
+import { clientRunner, createDb, createProject, detachDays, ensurePartitions as ensure, PARTITIONS_CHANNEL, partitionBounds, prune, query, waitForQuiet, withPgClient } from "../src/index.js";
 import { sql } from "../src/sql.js";
 
 const DAY = 86_400_000;
@@ -198,11 +198,13 @@ describe("prune", () => {
   });
 });
 
+/** A day's three tables, as detachDays takes them. */
+const tablesOf = (d: string) => {
+  const suffix = d.replaceAll("-", "");
+  return { executionsTable: `executions_p${suffix}`, tagsTable: `trigger_tags_p${suffix}`, triggersTable: `triggers_p${suffix}` };
+};
+
 describe("detaching old days", () => {
-  const tablesOf = (d: string) => {
-    const suffix = d.replaceAll("-", "");
-    return { executionsTable: `executions_p${suffix}`, tagsTable: `trigger_tags_p${suffix}`, triggersTable: `triggers_p${suffix}` };
-  };
   /** A session of its own (withPgClient), closed afterwards. */
   const withSession = (fn: (session: pg.Client) => Promise<void>) => withPgClient(tdb.url, fn, "ttr-test");
   const attached = async (table: string) => (await client.query("SELECT 1 FROM pg_inherits WHERE inhrelid = to_regclass($1)", [table])).rowCount === 1;
@@ -267,6 +269,37 @@ describe("detaching old days", () => {
 });
 
 describe("partitions", () => {
+  it("announces each change of the day partitions once, and nothing else", async () => {
+    await withPgClient(
+      tdb.url,
+      async (listener) => {
+        let notices = 0;
+        listener.on("notification", (n) => {
+          if (n.channel === PARTITIONS_CHANNEL) notices++;
+        });
+        await listener.query(`LISTEN ${PARTITIONS_CHANNEL}`);
+        // a notice committed before this answers has arrived with it
+        const heard = async () => {
+          await listener.query("SELECT 1");
+          const n = notices;
+          notices = 0;
+          return n;
+        };
+        await ensurePartitions(client, new Date());
+        expect(await heard()).toBe(0); // all there already
+        // days 40 to 47 ahead: made by nothing else here
+        await ensurePartitions(client, new Date(Date.now() + 40 * DAY));
+        expect(await heard()).toBe(1);
+        const days = [day(41), day(42)];
+        await detachDays(clientRunner(client), days.map(tablesOf), { quiet: false });
+        expect(await heard()).toBe(1);
+        await client.query(`DROP TABLE ${days.flatMap((d) => Object.values(tablesOf(d))).join(", ")}`);
+        expect(await heard()).toBe(0); // detached tables are not partitions any more
+      },
+      "ttr-test",
+    );
+  });
+
   it("reads PostgreSQL's bounds", () => {
     expect(partitionBounds("FOR VALUES FROM ('2026-11-25') TO ('2026-11-26')")).toEqual({ from: "2026-11-25", to: "2026-11-26" });
     expect(partitionBounds("FOR VALUES FROM (MINVALUE) TO ('2026-11-26')")).toEqual({ from: "-infinity", to: "2026-11-26" });

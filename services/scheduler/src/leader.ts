@@ -64,10 +64,17 @@ export class Leadership implements Fence {
   private timer: NodeJS.Timeout | null = null;
   private readonly outage: OutageLog;
 
+  /**
+   * `listen`: channels to LISTEN on from the leadership's connection (it is
+   * open for as long as the replica runs), each with what to do on a
+   * notice. A notice sent while the connection was being made again is
+   * missed.
+   */
   constructor(
     private readonly databaseUrl: string,
     private readonly log: Logger,
     private readonly onChange: (leading: boolean) => void,
+    private readonly listen: Record<string, () => void> = {},
   ) {
     this.outage = new OutageLog(log, "postgres", { connection: "ttr-scheduler-leader" });
   }
@@ -107,7 +114,15 @@ export class Leadership implements Fence {
     });
     client.on("error", (err) => this.drop(`leader connection error: ${err.message}`));
     client.on("end", () => this.drop("leader connection ended"));
+    client.on("notification", (notice) => this.listen[notice.channel]?.());
     await client.connect();
+    try {
+      // channel names are the program's own identifiers, never input
+      for (const channel of Object.keys(this.listen)) await client.query(`LISTEN ${channel}`);
+    } catch (err) {
+      void silenced(client).end().catch(() => {});
+      throw err;
+    }
     return client;
   }
 

@@ -2,7 +2,7 @@
 // SCHEDULER_TICK_MS, a few ms after the boundary), so a trigger due at a
 // second is claimed right after that second starts: never before it
 // (docs/concepts.md), and usually within milliseconds.
-import { countHeld, countHeldByTag, isDatabaseUnavailable, LeaseLost, nextPlannedAt } from "@ttr/db";
+import { countHeld, countHeldByTag, isDatabaseUnavailable, LeaseLost, nextPlannedAt, planLoopStatements } from "@ttr/db";
 import { OutageLog } from "@ttr/platform";
 import type { Deps } from "./deps.js";
 import { HELD_TAGS_SHOWN } from "./metrics.js";
@@ -55,6 +55,10 @@ export class SchedulerLoop {
   private current: { phase: "firing" | "sweeps"; steps: StepTimer } | null = null;
   /** the running tick's own timer (kept through its sweeps), null between ticks */
   private tickSteps: StepTimer | null = null;
+  /** day partitions changed: the statements are to be planned again */
+  private replanWanted = false;
+  /** planning them, between two ticks */
+  private planning: Promise<void> | null = null;
 
   constructor(private readonly deps: Deps) {
     this.outage = new OutageLog(deps.log, "postgres", { connection: "ttr-scheduler" });
@@ -73,6 +77,33 @@ export class SchedulerLoop {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.running;
+    await this.planning;
+  }
+
+  /**
+   * Day partitions were added or detached (partitions_changed.sql), so
+   * PostgreSQL will plan the loop's kept statements again on their next
+   * call: about 80 ms over 70 days, once a day or so. That is done now,
+   * between two ticks (or right after the running one), so that it is not
+   * the next tick's firing that waits for it (docs/storage.md).
+   */
+  partitionsChanged(): void {
+    this.replanWanted = true;
+    if (this.running === null) this.planAhead();
+  }
+
+  private planAhead(): void {
+    if (!this.replanWanted || this.planning !== null) return;
+    this.replanWanted = false;
+    if (!this.active) return;
+    const started = Date.now();
+    this.planning = planLoopStatements(this.deps.db)
+      .then(() => void this.deps.log.info("planned the loop's statements again after a partition change", { ms: Date.now() - started }))
+      // a database that is down is the next tick's to report
+      .catch(() => {})
+      .finally(() => {
+        this.planning = null;
+      });
   }
 
   /** Plans the next tick; never two at once (a tick still running when leadership comes back plans its own successor). */
@@ -88,6 +119,7 @@ export class SchedulerLoop {
       if (this.running) return;
       this.running = this.tick().finally(() => {
         this.running = null;
+        this.planAhead();
         this.next();
       });
     }, wait);
@@ -111,6 +143,11 @@ export class SchedulerLoop {
     this.tickSteps = steps;
     const watch = setInterval(() => this.stillRunning(steps), STILL_RUNNING_MS);
     try {
+      // The two share the loop's connection: never at once.
+      if (this.planning !== null) {
+        await this.planning;
+        steps.lap("replanWaitMs");
+      }
       await this.deps.recovery.run(new Date());
       steps.lap("recoveryMs");
       // A full batch means more are due: go on at once with a larger one

@@ -2,7 +2,7 @@
 // the loop only while it holds the leadership lease.
 import { Queue } from "bullmq";
 import { ATTEMPT_QUEUE } from "@ttr/core";
-import { createPgRunner, queueDepth } from "@ttr/db";
+import { createPgRunner, PARTITIONS_CHANNEL, queueDepth } from "@ttr/db";
 import { createLogger, createRedis, redisSettingsOf, createRegistry, redisPing, startOpsServer, within } from "@ttr/platform";
 import { PolicyAdmission } from "./admit.js";
 import { loadEnv } from "./env.js";
@@ -40,6 +40,9 @@ const registry = createRegistry("scheduler");
 // `loop` is made below, before the first scrape can come.
 const metrics = createMetrics(registry, () => queueDepth(probes).catch(() => null), () => loop.runningSeconds());
 const admission = new PolicyAdmission(db, redis, env.TTR_REDIS_PREFIX);
+// The leadership's connection also hears of day partitions added or
+// detached, by any process (the api, retention, `ttr prune`).
+const partitionNotices = { [PARTITIONS_CHANNEL]: () => loop.partitionsChanged() };
 const leadership = new Leadership(env.DATABASE_URL, log, (leading) => {
   metrics.leader.set(leading ? 1 : 0);
   if (leading) {
@@ -49,7 +52,7 @@ const leadership = new Leadership(env.DATABASE_URL, log, (leading) => {
     void loop.stop();
     void retention.stop();
   }
-});
+}, partitionNotices);
 const base = { env, db, queue, redis, log, registry, metrics, admission, lease: leadership };
 const recovery = new QueueRecovery(base);
 const loop = new SchedulerLoop({ ...base, recovery });

@@ -18,8 +18,9 @@ export const log = (m) => console.log(`[${new Date().toISOString().slice(11, 19)
  * Runs `body({database, db, env, projects, fire})` in the frame above;
  * `fire(spec)` runs one 300/s window from where the last one ended.
  * `fires` sizes the sink: how many requests all windows send at most.
+ * `schedulerEnv` is added to the scheduler's environment.
  */
-export async function windowBench(fires, body) {
+export async function windowBench(fires, body, schedulerEnv = {}) {
   const ctx = await openBench({ log: () => {} });
   const database = await ctx.database();
   const db = pool(database.url, 4);
@@ -32,7 +33,7 @@ export async function windowBench(fires, body) {
     const projects = [projectId, other.projectId];
     await seedLargeState(database.url, { projects, pending: 50_000, history: 300_000, old: 0 });
     await db.query("CHECKPOINT");
-    sys = await startTtr(database, ctx.redisUrl, { schedulerEnv: { TTR_RETENTION_DAYS: "0" } });
+    sys = await startTtr(database, ctx.redisUrl, { schedulerEnv: { TTR_RETENTION_DAYS: "0", ...schedulerEnv } });
     const env = { db, sys, sink, projectId, warmIds: { next: 10_000_000 } };
     let from = 0;
     const fire = async (spec) => {
