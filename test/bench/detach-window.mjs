@@ -25,7 +25,7 @@ const dayOf = (ms) => new Date(ms).toISOString().slice(0, 10);
 const replans = (sys, from) =>
   readFileSync(sys.scheduler.logFile, "utf8")
     .split("\n")
-    .filter((l) => l.includes("planned the loop's statements again"))
+    .filter((l) => l.includes("planned the loop's statements"))
     .map((l) => JSON.parse(l))
     .filter((e) => Date.parse(e.timestamp) >= from);
 const results = Object.fromEntries(variants.map((v) => [v, []]));

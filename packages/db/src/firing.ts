@@ -241,8 +241,9 @@ const FAR_AHEAD = new Date(8.64e15);
 
 /**
  * Runs the statements the scheduler's loop keeps plans for (each tick's
- * reads, the claim, and the sweeps' counts) with values that match
- * nothing, so that PostgreSQL plans them now. After day partitions were
+ * reads, the claim, the queue's recovery and the sweeps' reads) with
+ * values that match nothing, or one row at most, so that PostgreSQL plans
+ * them now. After day partitions were
  * added or detached, their first call plans them again: about 80 ms over
  * 70 days, which this moves out of the next tick (docs/storage.md, "Kept
  * plans and connections"). It changes and locks nothing.
@@ -255,4 +256,6 @@ export async function planLoopStatements(db: SqlRunner): Promise<void> {
   await countHeld(db, LONG_AGO);
   await countHeldByTag(db, LONG_AGO, 1);
   await staleDispatched(db, LONG_AGO, 1);
+  await inQueueAttempts(db, LONG_AGO, 1, null);
+  await generatorsWithoutPending(db, 1);
 }

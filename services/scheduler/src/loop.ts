@@ -55,8 +55,8 @@ export class SchedulerLoop {
   private current: { phase: "firing" | "sweeps"; steps: StepTimer } | null = null;
   /** the running tick's own timer (kept through its sweeps), null between ticks */
   private tickSteps: StepTimer | null = null;
-  /** day partitions changed: the statements are to be planned again */
-  private replanWanted = false;
+  /** why the statements are to be planned again, if they are */
+  private replanWanted: "start" | "partitions changed" | null = null;
   /** planning them, between two ticks */
   private planning: Promise<void> | null = null;
 
@@ -81,28 +81,32 @@ export class SchedulerLoop {
   }
 
   /**
-   * Day partitions were added or detached (partitions_changed.sql), so
-   * PostgreSQL will plan the loop's kept statements again on their next
-   * call: about 80 ms over 70 days, once a day or so. That is done now,
-   * between two ticks (or right after the running one), so that it is not
-   * the next tick's firing that waits for it (docs/storage.md).
+   * Plans the loop's kept statements now, between two ticks (or right
+   * after the running one), so that no tick's firing waits for it
+   * (docs/storage.md, "Kept plans and connections"): at process start, so
+   * that a standby that takes over has its plans made, and when day
+   * partitions were added or detached (partitions_changed.sql), after
+   * which PostgreSQL would plan them again on their next call, about 80 ms
+   * over 70 days.
    */
-  partitionsChanged(): void {
-    this.replanWanted = true;
+  planStatements(reason: "start" | "partitions changed"): void {
+    this.replanWanted = reason;
     if (this.running === null) this.planAhead();
   }
 
   private planAhead(): void {
-    if (!this.replanWanted || this.planning !== null) return;
-    this.replanWanted = false;
-    if (!this.active) return;
+    const reason = this.replanWanted;
+    if (reason === null || this.planning !== null) return;
+    this.replanWanted = null;
     const started = Date.now();
     this.planning = planLoopStatements(this.deps.db)
-      .then(() => void this.deps.log.info("planned the loop's statements again after a partition change", { ms: Date.now() - started }))
+      .then(() => void this.deps.log.info("planned the loop's statements", { reason, ms: Date.now() - started }))
       // a database that is down is the next tick's to report
       .catch(() => {})
       .finally(() => {
         this.planning = null;
+        // asked again meanwhile: what was planned may predate the change
+        if (this.running === null) this.planAhead();
       });
   }
 

@@ -42,7 +42,7 @@ const metrics = createMetrics(registry, () => queueDepth(probes).catch(() => nul
 const admission = new PolicyAdmission(db, redis, env.TTR_REDIS_PREFIX);
 // The leadership's connection also hears of day partitions added or
 // detached, by any process (the api, retention, `ttr prune`).
-const partitionNotices = { [PARTITIONS_CHANNEL]: () => loop.partitionsChanged() };
+const partitionNotices = { [PARTITIONS_CHANNEL]: () => loop.planStatements("partitions changed") };
 const leadership = new Leadership(env.DATABASE_URL, log, (leading) => {
   metrics.leader.set(leading ? 1 : 0);
   if (leading) {
@@ -69,6 +69,8 @@ redis.on("ready", () => {
 
 const ops = await startOpsServer(env.METRICS_PORT, registry, { postgres: () => probes.ping(), redis: () => redisPing(redis) });
 log.info("scheduler started", { metricsPort: env.METRICS_PORT, tickMs: env.SCHEDULER_TICK_MS, batchSize: env.SCHEDULER_BATCH_SIZE, retentionDays: env.TTR_RETENTION_DAYS });
+// standby or not: one that takes over later has its plans made
+loop.planStatements("start");
 leadership.start();
 
 let stopping = false;
