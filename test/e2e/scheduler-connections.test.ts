@@ -27,7 +27,7 @@ afterAll(async () => {
   await second?.database.drop();
 });
 
-/** The scheduler's loop connection (its process id), once it has ticked. */
+/** The scheduler's loop connection (its process id), once it has one: its planning at start opens it, and every tick then runs on it. */
 const loopConnection = (url: string) =>
   eventually(
     async () => {
@@ -35,7 +35,7 @@ const loopConnection = (url: string) =>
       return pids.length > 0 ? pids : undefined;
     },
     10_000,
-    "the scheduler's first tick",
+    "the scheduler's loop connection",
   );
 
 /** The backends of the scheduler's database, by application name. */

@@ -13,8 +13,9 @@ import { query, type SqlRunner } from "./sql.js";
 export const RETENTION_LOCK_KEY = 72707370;
 /**
  * The channel partitions_changed.sql notifies on when day partitions are
- * added or detached: the active scheduler listens on it and plans its
- * statements again at once (docs/storage.md, "Kept plans and connections").
+ * added or detached: every scheduler replica listens on it and plans its
+ * loop's statements again at once (docs/storage.md, "Kept plans and
+ * connections").
  */
 export const PARTITIONS_CHANNEL = "ttr_partitions";
 /** days of partitions made ahead of today */
