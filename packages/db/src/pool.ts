@@ -13,6 +13,13 @@ import { sql, type SqlRunner, type Transactional } from "./sql.js";
 export interface PgRunner extends SqlRunner, Transactional {
   /** Runs the named statement (packages/db/sql/<name>.sql), prepared once per connection. */
   named<T>(name: string, values: unknown[]): Promise<T[]>;
+  /**
+   * Runs `fn` on each connection idle in the pool now, one after the other
+   * (to make their kept plans ahead of use); answers how many. All are
+   * taken at once, so none is run twice and no new one is opened for this,
+   * and each goes back to the pool as soon as its turn is done.
+   */
+  eachIdleConnection(fn: (db: SqlRunner) => Promise<unknown>): Promise<number>;
   ping(): Promise<boolean>;
   end(): Promise<void>;
 }
@@ -196,6 +203,28 @@ export function createPgRunner(databaseUrl: string, opts: PgRunnerOptions = {}):
     },
     async named<T>(name: string, values: unknown[]) {
       return (await pool.query(config(sql(name), values))).rows as T[];
+    },
+    async eachIdleConnection(fn: (db: SqlRunner) => Promise<unknown>) {
+      const clients = await Promise.all(Array.from({ length: pool.idleCount }, () => pool.connect()));
+      let failed: unknown;
+      for (const client of clients) {
+        // as in $transaction: a connection the server ended is closed, not reused
+        let broken: Error | undefined;
+        const onError = (err: Error) => {
+          broken = err;
+        };
+        client.on("error", onError);
+        try {
+          await fn(on(client));
+        } catch (err) {
+          failed ??= err;
+        } finally {
+          client.off("error", onError);
+          client.release(broken);
+        }
+      }
+      if (failed !== undefined) throw failed;
+      return clients.length;
     },
     async ping() {
       await pool.query("SELECT 1");

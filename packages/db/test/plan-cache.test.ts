@@ -4,7 +4,7 @@
 // their values written in, so they are planned for those values still.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
-import { countHeld, createPgRunner, createReadsRunner, markDispatched, type PgRunner, type PgRunnerOptions, sql, withValuesWritten } from "../src/index.js";
+import { countHeld, createPgRunner, createReadsRunner, markDispatched, type PgRunner, type PgRunnerOptions, planDashboardReads, type SqlRunner, sql, withValuesWritten } from "../src/index.js";
 
 let tdb: TestDatabase;
 beforeAll(async () => {
@@ -119,6 +119,33 @@ describe("every pool of this kind", () => {
       expect(row).toEqual({ mode: "force_generic_plan", timeout: "1234ms", jit: "off" });
     } finally {
       await reads.end();
+    }
+  });
+});
+
+describe("eachIdleConnection", () => {
+  it("runs once on each idle connection, opening none, and plans the dashboard reads there", async () => {
+    const runner = createReadsRunner(tdb.url, { max: 4, statementTimeoutMs: 5000 });
+    try {
+      const pidOf = async (db: SqlRunner) => (await db.$queryRawUnsafe<Array<{ pid: number }>>("SELECT pg_backend_pid() AS pid, pg_sleep(0.05)"))[0]!.pid;
+      // two connections at once: the pool opens two
+      const opened = await Promise.all([runner.$transaction(pidOf), runner.$transaction(pidOf)]);
+      expect(new Set(opened).size).toBe(2);
+      const seen: number[] = [];
+      const count = await runner.eachIdleConnection(async (c) => {
+        seen.push(await pidOf(c));
+        await planDashboardReads(c);
+      });
+      expect(count).toBe(2);
+      expect(seen.sort()).toEqual([...opened].sort());
+      // the reads are prepared on both now
+      const prepared = await runner.eachIdleConnection(async (c) => {
+        const rows = await c.$queryRawUnsafe<Array<{ n: number }>>("SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1", sql("session_list_triggers"));
+        expect(rows[0]!.n).toBe(1);
+      });
+      expect(prepared).toBe(2);
+    } finally {
+      await runner.end();
     }
   });
 });

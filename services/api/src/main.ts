@@ -1,5 +1,5 @@
 // Starts the api: public API, health and metrics (and later the dashboard).
-import { createDb, createPgRunner, createReadsRunner, dbPing, ensurePartitions } from "@ttr/db";
+import { createDb, createPgRunner, createReadsRunner, dbPing, ensurePartitions, listenForNotices, PARTITIONS_CHANNEL, planDashboardReads } from "@ttr/db";
 import { createLogger, createRedis, redisSettingsOf, createRegistry } from "@ttr/platform";
 import { createApp } from "./app.js";
 import { loadEnv } from "./env.js";
@@ -22,6 +22,35 @@ const PARTITIONS_EVERY_MS = 6 * 3_600_000;
 const keepPartitions = () => ensurePartitions(pg, new Date()).catch((err: Error) => log.error("cannot make history partitions", { error: err.message }));
 void keepPartitions();
 setInterval(keepPartitions, PARTITIONS_EVERY_MS).unref();
+
+// Day partitions added or detached (by any api, the scheduler's retention,
+// `ttr prune`) make each connection plan its kept statements again on their
+// next call. The reads pool's idle connections do it at once, so that no
+// dashboard read waits for it (docs/storage.md, "Kept plans and
+// connections"); a notice during a planning asks for one more after it.
+let planning: Promise<void> | null = null;
+let planAgain = false;
+const planReads = (): void => {
+  if (planning) {
+    planAgain = true;
+    return;
+  }
+  const started = Date.now();
+  planning = reads
+    .eachIdleConnection((c) => planDashboardReads(c))
+    .then(
+      (connections) => void log.info("planned the dashboard reads", { connections, ms: Date.now() - started }),
+      (err: Error) => void log.warn("planning the dashboard reads failed", { error: err.message }),
+    )
+    .finally(() => {
+      planning = null;
+      if (planAgain) {
+        planAgain = false;
+        planReads();
+      }
+    });
+};
+const partitionNotices = listenForNotices(env.DATABASE_URL, PARTITIONS_CHANNEL, planReads, "ttr-api-notices");
 
 // One query on each pool before listening (at most 3 s): Prisma loads its
 // query compiler and the pools open a connection now, not during the first
@@ -47,7 +76,7 @@ async function shutdown(signal: string): Promise<void> {
   const timer = setTimeout(() => process.exit(0), 10_000);
   timer.unref();
   await new Promise((r) => server.once("close", r));
-  await Promise.allSettled([db.$disconnect(), reads.end(), redis.quit()]);
+  await Promise.allSettled([partitionNotices.close(), planning, db.$disconnect(), reads.end(), redis.quit()]);
   process.exit(0);
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));

@@ -1,0 +1,66 @@
+// The api's dashboard reads keep their plans per connection, and a day
+// partition added or detached makes each connection plan them again on its
+// next call (137–153 ms for the trigger list over 72 days). On the notice
+// of such a change, the api plans them at once on the reads pool's idle
+// connections, so that no user's read waits for it (docs/storage.md,
+// "Kept plans and connections").
+import { clientRunner, ensurePartitions } from "@ttr/db";
+import { freePort } from "@ttr/platform";
+import pg from "pg";
+import { afterAll, expect, it } from "vitest";
+import { freshDatabase, type TestDatabase } from "../support/db.js";
+import { eventually } from "../support/rows.js";
+import { killService, launchService, type Service, serviceEnv } from "../support/system.js";
+
+let database: TestDatabase | undefined;
+let api: Service | undefined;
+
+afterAll(async () => {
+  if (api) await killService(api, "SIGKILL");
+  await database?.drop();
+});
+
+/** The process ids of the reads pool's connections. */
+async function readsConnections(url: string): Promise<number[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'ttr-api-reads' ORDER BY pid");
+    return rows.map((r) => r.pid);
+  } finally {
+    await client.end();
+  }
+}
+
+it("plans the dashboard reads on the reads pool's idle connections as soon as another process adds day partitions", async () => {
+  database = await freshDatabase();
+  const url = database.url;
+  const port = await freePort();
+  api = await launchService("api", "services/api/dist/main.js", { ...serviceEnv(url), LOG_LEVEL: "info", PORT: String(port), HOST: "127.0.0.1" }, port);
+  const service = api;
+  const planned = () =>
+    service.output
+      .join("")
+      .split("\n")
+      .filter((l) => l.includes('"planned the dashboard reads"'))
+      .map((l) => JSON.parse(l) as { connections: number; ms: number });
+  // the api opens one reads connection at start
+  const before = await eventually(async () => {
+    const pids = await readsConnections(url);
+    return pids.length > 0 ? pids : undefined;
+  }, 10_000, "the reads pool's first connection");
+  expect(planned()).toEqual([]);
+
+  // days 30 to 37 from now do not exist yet: this makes them
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    expect(await ensurePartitions(clientRunner(client), new Date(Date.now() + 30 * 86_400_000))).toBeGreaterThan(0);
+  } finally {
+    await client.end();
+  }
+  const [done] = await eventually(async () => (planned().length > 0 ? planned() : undefined), 5000, "the reads' planning");
+  expect(done!.connections).toBe(before.length);
+  // on the connections it had, none opened for it
+  expect(await readsConnections(url)).toEqual(before);
+}, 60_000);
