@@ -1,8 +1,8 @@
 // The api's dashboard reads keep their plans per connection, and a day
 // partition added or detached makes each connection plan them again on its
-// next call (137–153 ms for the trigger list over 72 days). On the notice
-// of such a change, the api plans them at once on the reads pool's idle
-// connections, so that no user's read waits for it (docs/storage.md,
+// next call (135–153 ms for the trigger list over 72 days). At start, and
+// on the notice of such a change, the api plans them at once on the reads
+// pool's idle connections, so that no user's read waits for it (docs/storage.md,
 // "Kept plans and connections").
 import { clientRunner, ensurePartitions } from "@ttr/db";
 import { freePort } from "@ttr/platform";
@@ -32,24 +32,27 @@ async function readsConnections(url: string): Promise<number[]> {
   }
 }
 
-it("plans the dashboard reads on the reads pool's idle connections as soon as another process adds day partitions", async () => {
+it("plans the dashboard reads on the reads pool's idle connections at start, and as soon as another process adds day partitions", async () => {
   database = await freshDatabase();
   const url = database.url;
   const port = await freePort();
   api = await launchService("api", "services/api/dist/main.js", { ...serviceEnv(url), LOG_LEVEL: "info", PORT: String(port), HOST: "127.0.0.1" }, port);
   const service = api;
-  const planned = () =>
+  const planned = (reason: string) =>
     service.output
       .join("")
       .split("\n")
       .filter((l) => l.includes('"planned the dashboard reads"'))
-      .map((l) => JSON.parse(l) as { connections: number; ms: number });
-  // the api opens one reads connection at start
+      .map((l) => JSON.parse(l) as { reason: string; connections: number; ms: number })
+      .filter((e) => e.reason === reason);
+  // the api opens one reads connection at start, and plans the reads there
   const before = await eventually(async () => {
     const pids = await readsConnections(url);
     return pids.length > 0 ? pids : undefined;
   }, 10_000, "the reads pool's first connection");
-  expect(planned()).toEqual([]);
+  const [atStart] = await eventually(async () => (planned("start").length > 0 ? planned("start") : undefined), 5000, "the planning at start");
+  expect(atStart!.connections).toBe(before.length);
+  expect(planned("partitions changed")).toEqual([]);
 
   // days 30 to 37 from now do not exist yet: this makes them
   const client = new pg.Client({ connectionString: url });
@@ -59,7 +62,7 @@ it("plans the dashboard reads on the reads pool's idle connections as soon as an
   } finally {
     await client.end();
   }
-  const [done] = await eventually(async () => (planned().length > 0 ? planned() : undefined), 5000, "the reads' planning");
+  const [done] = await eventually(async () => (planned("partitions changed").length > 0 ? planned("partitions changed") : undefined), 5000, "the reads' planning");
   expect(done!.connections).toBe(before.length);
   // on the connections it had, none opened for it
   expect(await readsConnections(url)).toEqual(before);

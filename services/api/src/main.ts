@@ -23,34 +23,36 @@ const keepPartitions = () => ensurePartitions(pg, new Date()).catch((err: Error)
 void keepPartitions();
 setInterval(keepPartitions, PARTITIONS_EVERY_MS).unref();
 
-// Day partitions added or detached (by any api, the scheduler's retention,
-// `ttr prune`) make each connection plan its kept statements again on their
-// next call. The reads pool's idle connections do it at once, so that no
-// dashboard read waits for it (docs/storage.md, "Kept plans and
-// connections"); a notice during a planning asks for one more after it.
+// The dashboard's reads keep their plans per connection: a new connection
+// makes them on first use, and day partitions added or detached (by any
+// api, the scheduler's retention, `ttr prune`) make each connection make
+// them again. The reads pool's idle connections do it ahead, at start and on
+// each notice of a change, so that no dashboard read waits for it
+// (docs/storage.md, "Kept plans and connections"); a notice during a
+// planning asks for one more after it.
+type PlanReason = "start" | "partitions changed";
 let planning: Promise<void> | null = null;
-let planAgain = false;
-const planReads = (): void => {
+let planAgain: PlanReason | null = null;
+const planReads = (reason: PlanReason): void => {
   if (planning) {
-    planAgain = true;
+    planAgain = reason;
     return;
   }
   const started = Date.now();
   planning = reads
     .eachIdleConnection((c) => planDashboardReads(c))
     .then(
-      (connections) => void log.info("planned the dashboard reads", { connections, ms: Date.now() - started }),
-      (err: Error) => void log.warn("planning the dashboard reads failed", { error: err.message }),
+      (connections) => void log.info("planned the dashboard reads", { reason, connections, ms: Date.now() - started }),
+      (err: Error) => void log.warn("planning the dashboard reads failed", { reason, error: err.message }),
     )
     .finally(() => {
       planning = null;
-      if (planAgain) {
-        planAgain = false;
-        planReads();
-      }
+      const again = planAgain;
+      planAgain = null;
+      if (again) planReads(again);
     });
 };
-const partitionNotices = listenForNotices(env.DATABASE_URL, PARTITIONS_CHANNEL, planReads, "ttr-api-notices");
+const partitionNotices = listenForNotices(env.DATABASE_URL, PARTITIONS_CHANNEL, () => planReads("partitions changed"), "ttr-api-notices");
 
 // One query on each pool before listening (at most 3 s): Prisma loads its
 // query compiler and the pools open a connection now, not during the first
@@ -58,6 +60,8 @@ const partitionNotices = listenForNotices(env.DATABASE_URL, PARTITIONS_CHANNEL, 
 // database that is down is reported by /readyz and the requests that need it.
 const warm = Promise.allSettled([dbPing(db), dbPing(pg), dbPing(reads)]);
 await Promise.race([warm, new Promise((resolve) => setTimeout(resolve, 3000).unref())]);
+// on the reads connection the warm-up opened, while requests start to come
+planReads("start");
 
 const server = createServer(app);
 server.listen(env.PORT, env.HOST, () => {
