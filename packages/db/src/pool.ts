@@ -136,6 +136,28 @@ export function withValuesWritten(text: string, values: unknown[]): string {
   return writeValues(withoutComments(text), values);
 }
 
+/**
+ * Runs `fn` on a connection taken from a pool, then gives it back. The pool
+ * listens for errors on idle connections only. A checked-out one that the
+ * server ends between two statements (PostgreSQL killed while `fn` awaits
+ * something else) would emit 'error' with no listener and end the process;
+ * instead its next statement fails, and the connection is closed, not
+ * reused. `fn` may also mark it broken itself.
+ */
+async function checkedOut<T>(client: pg.PoolClient, fn: (broken: (err: Error) => void) => Promise<T>): Promise<T> {
+  let broken: Error | undefined;
+  const onError = (err: Error) => {
+    broken = err;
+  };
+  client.on("error", onError);
+  try {
+    return await fn(onError);
+  } finally {
+    client.off("error", onError);
+    client.release(broken);
+  }
+}
+
 export function createPgRunner(databaseUrl: string, opts: PgRunnerOptions = {}): PgRunner {
   const planCacheMode = opts.customPlans ? "force_custom_plan" : opts.genericPlans ? "force_generic_plan" : undefined;
   const options = sessionOptions({ ...SHORT_STATEMENTS, ...opts.settings, ...(planCacheMode ? { plan_cache_mode: planCacheMode } : {}) });
@@ -175,31 +197,18 @@ export function createPgRunner(databaseUrl: string, opts: PgRunnerOptions = {}):
     ...on(pool),
     async $transaction<T>(fn: (tx: SqlRunner) => Promise<T>): Promise<T> {
       const client = await pool.connect();
-      let broken: Error | undefined;
-      // The pool listens for errors on idle connections only. A checked-out
-      // one that the server ends between two statements (PostgreSQL killed
-      // while `fn` awaits something else) would emit 'error' with no
-      // listener and end the process; instead its next statement fails, and
-      // the connection is closed, not reused.
-      const onError = (err: Error) => {
-        broken = err;
-      };
-      client.on("error", onError);
-      try {
-        await client.query("BEGIN");
-        const result = await fn(on(client));
-        await client.query("COMMIT");
-        return result;
-      } catch (err) {
-        await client.query("ROLLBACK").catch((e: Error) => {
-          broken = e;
-        });
-        throw err;
-      } finally {
-        client.off("error", onError);
-        // a connection that could not roll back is closed, not reused
-        client.release(broken);
-      }
+      return checkedOut(client, async (broken) => {
+        try {
+          await client.query("BEGIN");
+          const result = await fn(on(client));
+          await client.query("COMMIT");
+          return result;
+        } catch (err) {
+          // a connection that could not roll back is closed, not reused
+          await client.query("ROLLBACK").catch(broken);
+          throw err;
+        }
+      });
     },
     async named<T>(name: string, values: unknown[]) {
       return (await pool.query(config(sql(name), values))).rows as T[];
@@ -208,20 +217,9 @@ export function createPgRunner(databaseUrl: string, opts: PgRunnerOptions = {}):
       const clients = await Promise.all(Array.from({ length: pool.idleCount }, () => pool.connect()));
       let failed: unknown;
       for (const client of clients) {
-        // as in $transaction: a connection the server ended is closed, not reused
-        let broken: Error | undefined;
-        const onError = (err: Error) => {
-          broken = err;
-        };
-        client.on("error", onError);
-        try {
-          await fn(on(client));
-        } catch (err) {
+        await checkedOut(client, () => fn(on(client))).catch((err: unknown) => {
           failed ??= err;
-        } finally {
-          client.off("error", onError);
-          client.release(broken);
-        }
+        });
       }
       if (failed !== undefined) throw failed;
       return clients.length;
