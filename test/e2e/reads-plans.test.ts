@@ -1,7 +1,8 @@
 // The api's dashboard reads keep their plans per connection, and a day
 // partition added or detached makes each connection plan them again on its
 // next call (135–153 ms for the trigger list over 72 days). At start, and
-// on the notice of such a change, the api plans them at once on the reads
+// on the notice of such a change (or when its listener lost its connection,
+// and a notice may have been missed), the api plans them at once on the reads
 // pool's idle connections, so that no user's read waits for it (docs/storage.md,
 // "Kept plans and connections").
 import { clientRunner, ensurePartitions } from "@ttr/db";
@@ -32,7 +33,7 @@ async function readsConnections(url: string): Promise<number[]> {
   }
 }
 
-it("plans the dashboard reads on the reads pool's idle connections at start, and as soon as another process adds day partitions", async () => {
+it("plans the dashboard reads on the reads pool's idle connections at start, as soon as another process adds day partitions, and after its listener lost its connection", async () => {
   database = await freshDatabase();
   const url = database.url;
   const port = await freePort();
@@ -66,4 +67,21 @@ it("plans the dashboard reads on the reads pool's idle connections at start, and
   expect(done!.connections).toBe(before.length);
   // on the connections it had, none opened for it
   expect(await readsConnections(url)).toEqual(before);
+
+  // The server ends the listener's connection and the reads pool's, as a
+  // restart would: the listener connects again, and since a notice may have
+  // been missed, the api plans again, on a reads connection it opens for it.
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    const { rowCount } = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name IN ('ttr-api-notices', 'ttr-api-reads')");
+    expect(rowCount).toBe(before.length + 1);
+  } finally {
+    await admin.end();
+  }
+  const [again] = await eventually(async () => (planned("notices reconnected").length > 0 ? planned("notices reconnected") : undefined), 10_000, "the planning after the reconnect");
+  expect(again!.connections).toBe(1);
+  const now = await readsConnections(url);
+  expect(now).toHaveLength(1);
+  expect(before).not.toContain(now[0]);
 }, 60_000);

@@ -7,7 +7,8 @@
 // asked continuously, so that they often come while a tick holds its
 // connection: they must be served from a pool of their own. And when day
 // partitions are added (or detached) by another process, the loop plans its
-// statements again at once, on its own connection, between two ticks.
+// statements again at once, on its own connection, between two ticks; and
+// again once the connection that hears of such changes was made again.
 import { clientRunner, ensurePartitions } from "@ttr/db";
 import { freePort } from "@ttr/platform";
 import pg from "pg";
@@ -84,7 +85,7 @@ it("ticks on one connection while /metrics and /readyz are asked without pause",
   expect(after.get("ttr-scheduler-probes")?.length).toBeLessThanOrEqual(2);
 }, 60_000);
 
-it("plans its statements at start, and again as soon as another process adds day partitions", async () => {
+it("plans its statements at start, as soon as another process adds day partitions, and after its leadership connection was lost", async () => {
   const db = await freshDatabase();
   second = { database: db };
   const port = await freePort();
@@ -117,4 +118,20 @@ it("plans its statements at start, and again as soon as another process adds day
   expect(Date.now() - announced).toBeLessThan(3000);
   // on the loop's own connection, never beside a tick on a second one
   expect((await backends(db.url)).get("ttr-scheduler")).toEqual(before);
+
+  // The server ends the leadership's connection and the loop's, as a restart
+  // would: once the leadership listens again (a notice may have been missed),
+  // the loop plans again, on a new connection of its pool.
+  const admin = new pg.Client({ connectionString: db.url });
+  await admin.connect();
+  try {
+    const { rowCount } = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name IN ('ttr-scheduler-leader', 'ttr-scheduler')");
+    expect(rowCount).toBe(2);
+  } finally {
+    await admin.end();
+  }
+  await eventually(async () => (planned("leadership reconnected").length > 0 ? true : undefined), 10_000, "the planning after the reconnect");
+  const now = await loopConnection(db.url);
+  expect(now).toHaveLength(1);
+  expect(now).not.toEqual(before);
 }, 60_000);

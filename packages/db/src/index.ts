@@ -17,5 +17,5 @@ export { type DayTables, detachDays, ensurePartitions, partitionBounds, prune, P
 export * from "./signing.js";
 export { deadLetterSelection, deadLettersInBulk, MAX_DEAD_LETTERS_PER_CALL, type BulkResult, type DeadLetterAction, type DeadLetterSelection, type RawSelection } from "./dead-letters.js";
 export { HELD_TAGS, NEXT_DUE, OVERVIEW_COUNT_LIMIT, projectOverview, type ProjectOverview, UPCOMING_SLOT_MINUTES, UPCOMING_SLOTS } from "./overview.js";
-export { listenForNotices, type NoticeListener } from "./notices.js";
+export { listenForNotices, type NoticeListener, type NoticeReason } from "./notices.js";
 export { planDashboardReads } from "./reads-plans.js";

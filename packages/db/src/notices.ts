@@ -1,8 +1,13 @@
 // A connection of its own that LISTENs on one channel for as long as the
-// process runs, and connects again a second after it is lost (a notice
-// sent meanwhile is missed). For notices that only save work, such as
-// partitions_changed.sql's: a missed one costs a slower first call.
+// process runs, and connects again a second after it is lost. A notice sent
+// while it was away is missed, so once it listens again it calls the
+// handler as if one had come ("reconnected"). For notices that only save
+// work, such as partitions_changed.sql's: a missed one would cost a slower
+// first call.
 import pg from "pg";
+
+/** Why a listener calls its handler: a notice came, or one may have come while it was away. */
+export type NoticeReason = "notice" | "reconnected";
 
 export interface NoticeListener {
   close(): Promise<void>;
@@ -15,10 +20,11 @@ function discard(client: pg.Client): void {
   void client.end().catch(() => {});
 }
 
-export function listenForNotices(databaseUrl: string, channel: string, onNotice: () => void, applicationName: string, retryMs = 1000): NoticeListener {
+export function listenForNotices(databaseUrl: string, channel: string, onNotice: (reason: NoticeReason) => void, applicationName: string, retryMs = 1000): NoticeListener {
   let client: pg.Client | null = null;
   let closed = false;
   let timer: NodeJS.Timeout | null = null;
+  let listened = false;
   const retry = () => {
     if (closed || timer !== null) return;
     timer = setTimeout(() => {
@@ -36,7 +42,7 @@ export function listenForNotices(databaseUrl: string, channel: string, onNotice:
     c.on("error", () => drop(c));
     c.on("end", () => drop(c));
     c.on("notification", (notice) => {
-      if (notice.channel === channel) onNotice();
+      if (notice.channel === channel) onNotice("notice");
     });
     try {
       await c.connect();
@@ -46,8 +52,13 @@ export function listenForNotices(databaseUrl: string, channel: string, onNotice:
       drop(c);
       return;
     }
-    if (closed) discard(c);
-    else client = c;
+    if (closed) {
+      discard(c);
+      return;
+    }
+    client = c;
+    if (listened) onNotice("reconnected");
+    listened = true;
   };
   void connect();
   return {

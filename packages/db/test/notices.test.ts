@@ -1,10 +1,11 @@
 // listenForNotices: a connection of its own that hears a channel's notices,
-// and hears them again after the server ended it (it connects again).
+// and hears them again after the server ended it (it connects again, and
+// says so, since a notice may have been sent meanwhile).
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
 import { eventually } from "../../../test/support/rows.js";
-import { listenForNotices } from "../src/index.js";
+import { listenForNotices, type NoticeReason } from "../src/index.js";
 
 let tdb: TestDatabase;
 let client: pg.Client;
@@ -23,8 +24,18 @@ const listeners = async () =>
   (await client.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'ttr-test-notices'")).rows.map((r) => r.pid);
 
 it("hears the channel's notices, and again once its connection was ended", async () => {
+  const calls: NoticeReason[] = [];
   let heard = 0;
-  const listener = listenForNotices(tdb.url, "ttr_test_channel", () => heard++, "ttr-test-notices", 200);
+  const listener = listenForNotices(
+    tdb.url,
+    "ttr_test_channel",
+    (reason) => {
+      calls.push(reason);
+      if (reason === "notice") heard++;
+    },
+    "ttr-test-notices",
+    200,
+  );
   try {
     const [first] = await eventually(async () => ((await listeners()).length === 1 ? listeners() : undefined), 5000, "the listener's connection");
     // LISTEN follows the connect: notify until heard
@@ -38,6 +49,11 @@ it("hears the channel's notices, and again once its connection was ended", async
       return pids.length === 1 && pids[0] !== first ? pids : undefined;
     }, 5000, "the listener's new connection");
     expect(second).not.toBe(first);
+    // listening again, it reports that one may have been missed: once
+    await eventually(async () => (calls.includes("reconnected") ? true : undefined), 5000, "the reconnected call");
+    expect(calls.filter((r) => r === "reconnected")).toEqual(["reconnected"]);
+    // the first connection did not report one
+    expect(calls.indexOf("reconnected")).toBeGreaterThan(calls.indexOf("notice"));
     const before = heard;
     await eventually(async () => {
       await client.query("NOTIFY ttr_test_channel");

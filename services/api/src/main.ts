@@ -26,11 +26,13 @@ setInterval(keepPartitions, PARTITIONS_EVERY_MS).unref();
 // The dashboard's reads keep their plans per connection: a new connection
 // makes them on first use, and day partitions added or detached (by any
 // api, the scheduler's retention, `ttr prune`) make each connection make
-// them again. The reads pool's idle connections do it ahead, at start and on
-// each notice of a change, so that no dashboard read waits for it
+// them again. The reads pool's idle connections do it ahead, at start, on
+// each notice of a change and when the listener had lost its connection (a
+// notice may have come meanwhile, and a database that restarted left the
+// pool none of its connections), so that no dashboard read waits for it
 // (docs/storage.md, "Kept plans and connections"); a notice during a
 // planning asks for one more after it.
-type PlanReason = "start" | "partitions changed";
+type PlanReason = "start" | "partitions changed" | "notices reconnected";
 let planning: Promise<void> | null = null;
 let planAgain: PlanReason | null = null;
 const planReads = (reason: PlanReason): void => {
@@ -39,8 +41,10 @@ const planReads = (reason: PlanReason): void => {
     return;
   }
   const started = Date.now();
-  planning = reads
-    .eachIdleConnection((c) => planDashboardReads(c))
+  // after a restart of the database the pool has no connection left: open one
+  const opened = reason === "notices reconnected" ? dbPing(reads).catch(() => false) : Promise.resolve(true);
+  planning = opened
+    .then(() => reads.eachIdleConnection((c) => planDashboardReads(c)))
     .then(
       (connections) => void log.info("planned the dashboard reads", { reason, connections, ms: Date.now() - started }),
       (err: Error) => void log.warn("planning the dashboard reads failed", { reason, error: err.message }),
@@ -52,7 +56,12 @@ const planReads = (reason: PlanReason): void => {
       if (again) planReads(again);
     });
 };
-const partitionNotices = listenForNotices(env.DATABASE_URL, PARTITIONS_CHANNEL, () => planReads("partitions changed"), "ttr-api-notices");
+const partitionNotices = listenForNotices(
+  env.DATABASE_URL,
+  PARTITIONS_CHANNEL,
+  (why) => planReads(why === "notice" ? "partitions changed" : "notices reconnected"),
+  "ttr-api-notices",
+);
 
 // One query on each pool before listening (at most 3 s): Prisma loads its
 // query compiler and the pools open a connection now, not during the first

@@ -11,7 +11,7 @@ import { randomUUID } from "node:crypto";
 import os from "node:os";
 import { performance } from "node:perf_hooks";
 import pg from "pg";
-import { acquireLease, checkLease, clientRunner, LeaseLost, releaseLease, renewLease, sessionOptions, type SqlRunner } from "@ttr/db";
+import { acquireLease, checkLease, clientRunner, LeaseLost, type NoticeReason, releaseLease, renewLease, sessionOptions, type SqlRunner } from "@ttr/db";
 import { type Logger, OutageLog } from "@ttr/platform";
 
 /** How long a lease lasts without renewal: a frozen leader is replaced within this plus RETRY_MS. */
@@ -63,18 +63,20 @@ export class Leadership implements Fence {
   private stopped = false;
   private timer: NodeJS.Timeout | null = null;
   private readonly outage: OutageLog;
+  /** whether a connection of this replica has listened before */
+  private listened = false;
 
   /**
    * `listen`: channels to LISTEN on from the leadership's connection (it is
    * open for as long as the replica runs), each with what to do on a
    * notice. A notice sent while the connection was being made again is
-   * missed.
+   * missed, so each is also called ("reconnected") once it listens again.
    */
   constructor(
     private readonly databaseUrl: string,
     private readonly log: Logger,
     private readonly onChange: (leading: boolean) => void,
-    private readonly listen: Record<string, () => void> = {},
+    private readonly listen: Record<string, (reason: NoticeReason) => void> = {},
   ) {
     this.outage = new OutageLog(log, "postgres", { connection: "ttr-scheduler-leader" });
   }
@@ -114,7 +116,7 @@ export class Leadership implements Fence {
     });
     client.on("error", (err) => this.drop(`leader connection error: ${err.message}`));
     client.on("end", () => this.drop("leader connection ended"));
-    client.on("notification", (notice) => this.listen[notice.channel]?.());
+    client.on("notification", (notice) => this.listen[notice.channel]?.("notice"));
     await client.connect();
     try {
       // channel names are the program's own identifiers, never input
@@ -123,6 +125,8 @@ export class Leadership implements Fence {
       void silenced(client).end().catch(() => {});
       throw err;
     }
+    if (this.listened) for (const handler of Object.values(this.listen)) handler("reconnected");
+    this.listened = true;
     return client;
   }
 

@@ -40,6 +40,9 @@ export const STILL_RUNNING_MS = 10_000;
 /** past the boundary, so rows stored at the boundary's second are due */
 const ALIGN_SLACK_MS = 3;
 
+/** Why the loop plans its statements ahead (the log line's `reason`). */
+export type PlanReason = "start" | "partitions changed" | "leadership reconnected";
+
 export class SchedulerLoop {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
@@ -56,7 +59,7 @@ export class SchedulerLoop {
   /** the running tick's own timer (kept through its sweeps), null between ticks */
   private tickSteps: StepTimer | null = null;
   /** why the statements are to be planned again, if they are */
-  private replanWanted: "start" | "partitions changed" | null = null;
+  private replanWanted: PlanReason | null = null;
   /** planning them, between two ticks */
   private planning: Promise<void> | null = null;
 
@@ -87,9 +90,11 @@ export class SchedulerLoop {
    * that a standby that takes over has its plans made, and when day
    * partitions were added or detached (partitions_changed.sql), after
    * which PostgreSQL would plan them again on their next call, about 80 ms
-   * over 70 days.
+   * over 70 days; and when the leadership's connection, which hears of
+   * those changes, was made again (a notice may have been missed, and a
+   * database that restarted left the loop's pool no connection).
    */
-  planStatements(reason: "start" | "partitions changed"): void {
+  planStatements(reason: PlanReason): void {
     this.replanWanted = reason;
     if (this.running === null) this.planAhead();
   }

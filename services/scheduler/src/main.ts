@@ -2,7 +2,7 @@
 // the loop only while it holds the leadership lease.
 import { Queue } from "bullmq";
 import { ATTEMPT_QUEUE } from "@ttr/core";
-import { createPgRunner, PARTITIONS_CHANNEL, queueDepth } from "@ttr/db";
+import { createPgRunner, type NoticeReason, PARTITIONS_CHANNEL, queueDepth } from "@ttr/db";
 import { createLogger, createRedis, redisSettingsOf, createRegistry, redisPing, startOpsServer, within } from "@ttr/platform";
 import { PolicyAdmission } from "./admit.js";
 import { loadEnv } from "./env.js";
@@ -42,7 +42,11 @@ const metrics = createMetrics(registry, () => queueDepth(probes).catch(() => nul
 const admission = new PolicyAdmission(db, redis, env.TTR_REDIS_PREFIX);
 // The leadership's connection also hears of day partitions added or
 // detached, by any process (the api, retention, `ttr prune`).
-const partitionNotices = { [PARTITIONS_CHANNEL]: () => loop.planStatements("partitions changed") };
+// After that connection was lost, one may have been missed, and a database
+// that restarted has left the loop's pool no connection: plan again.
+const partitionNotices = {
+  [PARTITIONS_CHANNEL]: (why: NoticeReason) => loop.planStatements(why === "notice" ? "partitions changed" : "leadership reconnected"),
+};
 const leadership = new Leadership(env.DATABASE_URL, log, (leading) => {
   metrics.leader.set(leading ? 1 : 0);
   if (leading) {
