@@ -33,16 +33,21 @@ FROM unnest($3::uuid[], $4::text[], $5::float8[]) AS x(id, url, at)`;
  * (epoch ms, a whole second) and sent to `<sinkBase>/t/<n>`.
  * @param {pg.Pool} db
  * idBase: added to n for the trigger ids (the URL keeps n), for a second set beside the first
+ * query: if given, trigger n's URL ends with `?<query(n)>` (the sink reads only n)
+ * ns: trigger numbers in any order instead of `from` and `count`; their ids
+ *   are then `idBase`, `idBase + 1` … in that order, as ttr's ids follow the
+ *   order rows are written in
  */
-export async function insertTriggers(db, projectId, { from = 0, count, sinkBase, dueAt, tags = [], batch = 5000, idBase = 0 }) {
-  for (let start = from; start < from + count; start += batch) {
-    const end = Math.min(from + count, start + batch);
+export async function insertTriggers(db, projectId, { from = 0, count, sinkBase, dueAt, tags = [], batch = 5000, idBase = 0, query = null, ns = null }) {
+  const list = ns ?? Array.from({ length: count }, (_, i) => from + i);
+  for (let start = 0; start < list.length; start += batch) {
     const ids = [];
     const urls = [];
     const ats = [];
-    for (let n = start; n < end; n++) {
-      ids.push(triggerId(idBase + n));
-      urls.push(`${sinkBase}/t/${n}`);
+    for (let i = start; i < Math.min(list.length, start + batch); i++) {
+      const n = list[i];
+      ids.push(triggerId(ns ? idBase + i : idBase + n));
+      urls.push(query ? `${sinkBase}/t/${n}?${query(n)}` : `${sinkBase}/t/${n}`);
       ats.push(dueAt(n) / 1000);
     }
     await db.query(INSERT, [projectId, tags, ids, urls, ats]);
