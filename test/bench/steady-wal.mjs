@@ -35,7 +35,7 @@ import { startSink } from "./lib/sink.mjs";
 import { percentile, sleep } from "./lib/stats.mjs";
 import { benchProject, insertTriggers, pool } from "./lib/triggers.mjs";
 import { walSplit } from "./lib/wal.mjs";
-import { log } from "./lib/window-bench.mjs";
+import { closeAll, log } from "./lib/window-bench.mjs";
 
 const [url, minutesArg, rateArg, leadArg] = process.argv.slice(2);
 if (!url) {
@@ -113,9 +113,5 @@ try {
   await feeding;
   log(`sent ${sink.distinct()} of ${total}; the history tables grew by ${Math.round(((await kept()) - keptBefore) / prevFired)} B per fire`);
 } finally {
-  await sys?.stop();
-  await sink.close();
-  await db.end();
-  await database.drop();
-  await ctx.close();
+  await closeAll({ sys, sink, db, database, ctx });
 }

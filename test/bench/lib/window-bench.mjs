@@ -45,12 +45,17 @@ export async function windowBench(fires, body, schedulerEnv = {}) {
     log(`warm window p99 ${w0.lateness.p99}`);
     await body({ database, db, env, projects, fire });
   } finally {
-    await sys?.stop();
-    await sink.close();
-    await db.end();
-    await database.drop();
-    await ctx.close();
+    await closeAll({ sys, sink, db, database, ctx });
   }
+}
+
+/** Stops a bench's services (if started) and sink, ends its pool, drops its database and closes the bench. */
+export async function closeAll({ sys, sink, db, database, ctx }) {
+  await sys?.stop();
+  await sink.close();
+  await db.end();
+  await database.drop();
+  await ctx.close();
 }
 
 /** Prints, per variant, the median spike and p99 of its windows ({spike, p99} each). */
