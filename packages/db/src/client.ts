@@ -15,17 +15,25 @@ export interface DbOptions {
   statementTimeoutMs?: number;
 }
 
+/**
+ * How long a caller waits for a free connection of its pool before failing
+ * (a 503 for a request). pg would wait forever, and Prisma starts a
+ * transaction only if one is free within 2 s: too short for a burst of
+ * edits on a busy machine, which then failed with 500 while the pool was
+ * merely busy. Both waits use this bound.
+ */
+const POOL_WAIT_MS = 10_000;
+
 export function createDb(databaseUrl: string, opts: DbOptions = {}): Db {
   const adapter = new PrismaPg({
     connectionString: databaseUrl,
     max: opts.max ?? 10,
-    // pg waits forever for a free connection by default; fail loudly instead.
-    connectionTimeoutMillis: 10_000,
+    connectionTimeoutMillis: POOL_WAIT_MS,
     idleTimeoutMillis: 30_000,
     application_name: opts.applicationName ?? "ttr",
     ...(opts.statementTimeoutMs ? { statement_timeout: opts.statementTimeoutMs } : {}),
   });
-  return new PrismaClient({ adapter });
+  return new PrismaClient({ adapter, transactionOptions: { maxWait: POOL_WAIT_MS } });
 }
 
 interface ErrorLink {
@@ -69,8 +77,12 @@ const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOST
 const ADAPTER_KINDS = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections", "TlsConnectionError"]);
 /** SQLSTATEs of a server shutting down, starting or full (class 08 is any lost connection). */
 const SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300"]);
-/** node-postgres's own words for a lost or unobtainable connection. */
-const PG_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error/;
+/**
+ * node-postgres's own words for a lost or unobtainable connection, and
+ * Prisma's for a transaction that found no free connection in time (P2028).
+ */
+const PG_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|Unable to start a transaction in the given time/;
 
 /**
  * Whether `err` says PostgreSQL could not be reached or went away (down,
@@ -89,7 +101,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
 
 /** Errors of a connection that was never made: no statement reached the server. */
 const NOT_CONNECTED_CODES = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "57P03", "53300"]);
-const NOT_CONNECTED_MESSAGES = /timeout exceeded when trying to connect/;
+const NOT_CONNECTED_MESSAGES = /timeout exceeded when trying to connect|Unable to start a transaction in the given time/;
 
 /**
  * Whether a write that failed with `err` may still have been committed:
