@@ -113,7 +113,8 @@ const NOT_CONNECTED_MESSAGES = /timeout exceeded when trying to connect|Unable t
 export function mayHaveCommitted(err: unknown): boolean {
   if (!isDatabaseUnavailable(err)) return false;
   for (const e of chain(err)) {
-    if (NOT_CONNECTED_CODES.has(codeOf(e))) return false;
+    // the driver adapter's name for ECONNREFUSED and ENOTFOUND
+    if (NOT_CONNECTED_CODES.has(codeOf(e)) || e.kind === "DatabaseNotReachable") return false;
     if (typeof e.message === "string" && NOT_CONNECTED_MESSAGES.test(e.message)) return false;
   }
   return true;

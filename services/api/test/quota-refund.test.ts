@@ -1,0 +1,62 @@
+// docs/quota.md: a /schedule call that took its quota unit and then stored
+// nothing, because its write never reached PostgreSQL, gives the unit back.
+// Here the edit's transaction goes to a port where nothing listens, while
+// the quota's pool reaches the real PostgreSQL.
+import { createDb, createPgRunner, createProject, type Db, isDatabaseUnavailable, mayHaveCommitted, type PgRunner, projectUsage } from "@ttr/db";
+import { createLogger, freePort } from "@ttr/platform";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
+import { type ScheduleAsk, Scheduling } from "../src/schedule/call.js";
+
+let tdb: TestDatabase;
+let db: Db;
+let away: Db;
+let pg: PgRunner;
+let projectId: string;
+
+beforeAll(async () => {
+  tdb = await freshDatabase();
+  db = createDb(tdb.url, { max: 2 });
+  ({ projectId } = await createProject(db, "refund", 10));
+  const url = new URL(tdb.url);
+  url.hostname = "127.0.0.1";
+  url.port = String(await freePort());
+  away = createDb(url.toString(), { max: 1 });
+  pg = createPgRunner(tdb.url, { max: 2 });
+});
+afterAll(async () => {
+  await pg?.end();
+  await away?.$disconnect();
+  await db?.$disconnect();
+  await tdb?.drop();
+});
+
+const ask = (customKey: string): ScheduleAsk => ({
+  url: "http://127.0.0.1:9/",
+  method: "POST",
+  headers: [],
+  body: null,
+  tags: [],
+  title: null,
+  customKey,
+  scheduledAt: "now | add 1h",
+  triggerId: undefined,
+  runMissed: false,
+});
+
+const month = () => new Date().toISOString().slice(0, 7);
+const used = async () => (await projectUsage(db, projectId, month()))?.usedThisMonth;
+
+it("a write that could not reach PostgreSQL fails as unavailable and gives its unit back; one that is stored keeps it", async () => {
+  const log = createLogger("api", "error");
+  const failing = new Scheduling({ db: away, pg, log });
+  const err = await failing.schedule(ask("k1"), async () => ({ id: projectId }), new Date()).then(() => null, (e: unknown) => e);
+  expect(isDatabaseUnavailable(err)).toBe(true);
+  expect(mayHaveCommitted(err)).toBe(false);
+  expect(await used()).toBe(0);
+
+  const working = new Scheduling({ db, pg, log });
+  const answer = await working.schedule(ask("k1"), async () => ({ id: projectId }), new Date());
+  expect(answer.monthQuotaRemaining).toBe(9);
+  expect(await used()).toBe(1);
+});
