@@ -176,6 +176,8 @@ export async function fireWindow(env, w) {
     const d = await during;
     if (d.error) throw d.error;
     out.during = d.value;
+    // the fires due while it ran, and in the second after it (a stall at its end delays those)
+    if (Number.isFinite(d.value?.startedAt)) out.whileDuring = dueBetween(sink, w, t0, d.value.startedAt, d.value.endedAt + 1000);
   }
   if (before) {
     const after = await storageMark(db, [utcDay(wall0 - 60_000), utcDay(Date.now())]);
@@ -195,6 +197,15 @@ const firingFigures = (f) => ({
   duplicated: f.duplicated,
   lateness: { p50: f.lateness.p50, p99: f.lateness.p99, max: f.lateness.max },
 });
+
+/** Firing figures of the window's triggers due in the whole seconds from `fromMs` to `toMs`, and those seconds (after T0). */
+function dueBetween(sink, w, t0, fromMs, toMs) {
+  const first = Math.max(0, Math.floor((fromMs - t0) / 1000));
+  const last = Math.min(w.seconds, Math.ceil((toMs - t0) / 1000));
+  const count = Math.max(0, last - first) * w.rate;
+  const f = analyzeFiring(sink, { from: w.from + first * w.rate, count, dueAt: (n) => t0 + Math.floor((n - w.from) / w.rate) * 1000 });
+  return { fromS: first, toS: last, ...firingFigures(f) };
+}
 
 /** The worst lateness (ms, rounded) among the triggers due in each second of a window; null for a second with one missing. */
 function worstPerSecond(sink, from, count, rate, t0) {

@@ -79,14 +79,19 @@ export function largeStateGoals(a, add) {
   const t = a.retention;
   if (t) {
     const removed = num(t.removedTriggers) + num(t.removedExecutions);
-    const d = num(t.p99DeltaMs);
+    // Judged on the fires due while the pass ran (and the second after);
+    // runs from before that figure are judged on their whole window.
+    const running = Number.isFinite(num(t.p99DeltaWhileRunningMs));
+    const d = num(running ? t.p99DeltaWhileRunningMs : t.p99DeltaMs);
     const inWindow = num(t.endedInWindow, "min") === 1;
     const ok = Number.isFinite(d) && d <= 50;
     // Runs from before the window right before the pass compared with the first 300/s window.
     const before = t.control ? "the window right before it" : "the first 300/s window";
+    const base = ms((t.control ?? a.large?.fire?.["300"])?.lateness.p99);
+    const whole = `${fmt(t.p99DeltaMs, 0, " ms")} (${ms(t.window.lateness.p99)} over the window with the pass vs ${base} in ${before})`;
     add(
       "a retention pass removing 1M rows raises lateness p99 by at most 50 ms",
-      `Δp99 ${fmt(t.p99DeltaMs, 0, " ms")} (${ms(t.window.lateness.p99)} during the pass vs ${ms((t.control ?? a.large?.fire?.["300"])?.lateness.p99)} in ${before}); removed ${n(t.removedTriggers)} triggers + ${n(t.removedExecutions)} executions in ${fmt(t.passS, 1, " s")}${inWindow ? "" : "; the pass outlasted the window"}`,
+      `${running ? `Δp99 while it ran ${fmt(t.p99DeltaWhileRunningMs, 0, " ms")} (${ms(t.p99WhileRunningMs)} for the fires due from its start to a second after its end vs ${base}); over the whole window Δp99 ${whole}` : `Δp99 ${whole}`}; removed ${n(t.removedTriggers)} triggers + ${n(t.removedExecutions)} executions in ${fmt(t.passS, 1, " s")}${inWindow ? "" : "; the pass outlasted the window"}`,
       !ok ? false : removed >= 1_000_000 && inWindow ? true : null,
     );
   }
@@ -301,6 +306,9 @@ function largeRetention(a) {
     table(["300/s on the large database", ...cols.map(([label]) => label), "with the pass", "difference"], [
       row("lateness p50", (x) => ms(x.lateness.p50), delta(w.lateness.p50, base?.lateness.p50)),
       row("lateness p99", (x) => ms(x.lateness.p99), `**${fmt(t.p99DeltaMs, 0, " ms")}**`),
+      ...(Number.isFinite(num(t.p99WhileRunningMs))
+        ? [[`lateness p99 of the fires due while the pass ran (s ${t.whileRunningS?.join("–") ?? "?"})`, ...cols.map(() => "–"), ms(t.p99WhileRunningMs), `**${fmt(t.p99DeltaWhileRunningMs, 0, " ms")}**`]]
+        : []),
       row("lateness max", (x) => ms(x.lateness.max), delta(w.lateness.max, base?.lateness.max)),
       row("early / missed / doubled", eod, ""),
       row("ticks over 100 ms / over 250 ms", (x) => `${fmt(x.ticks.over100ms)} / ${fmt(x.ticks.over250ms)}`, ""),

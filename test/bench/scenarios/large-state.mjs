@@ -243,6 +243,11 @@ async function retentionWindows(st, size) {
     /** 1 when the pass ended before the window's last arrival */
     endedInWindow: during.endedAt <= spec.endedAt ? 1 : 0,
     p99DeltaMs: window.lateness.p99 - control.lateness.p99,
+    /** the same for the fires due while the pass ran and in the second after it */
+    p99WhileRunningMs: window.whileDuring?.lateness.p99 ?? Number.NaN,
+    p99DeltaWhileRunningMs: (window.whileDuring?.lateness.p99 ?? Number.NaN) - control.lateness.p99,
+    /** those due seconds, after the window's first */
+    whileRunningS: window.whileDuring ? [window.whileDuring.fromS, window.whileDuring.toS] : null,
     /** against the large state's 300/s windows, measured minutes earlier */
     p99DeltaFirstMs: window.lateness.p99 - st.out.fire[300].lateness.p99,
   };
