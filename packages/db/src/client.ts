@@ -20,9 +20,9 @@ export interface DbOptions {
  * (a 503 for a request). pg would wait forever, and Prisma starts a
  * transaction only if one is free within 2 s: too short for a burst of
  * edits on a busy machine, which then failed with 500 while the pool was
- * merely busy. Both waits use this bound.
+ * merely busy. Both waits use this bound, as do the plain pg pools (pool.ts).
  */
-const POOL_WAIT_MS = 10_000;
+export const POOL_WAIT_MS = 10_000;
 
 export function createDb(databaseUrl: string, opts: DbOptions = {}): Db {
   const adapter = new PrismaPg({

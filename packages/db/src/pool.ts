@@ -8,6 +8,7 @@
 // SqlRunner interface, so the rest of the named statements work on it
 // unchanged.
 import pg from "pg";
+import { POOL_WAIT_MS } from "./client.js";
 import { sql, type SqlRunner, type Transactional } from "./sql.js";
 
 export interface PgRunner extends SqlRunner, Transactional {
@@ -165,7 +166,7 @@ export function createPgRunner(databaseUrl: string, opts: PgRunnerOptions = {}):
     connectionString: databaseUrl,
     max: opts.max ?? 10,
     // pg waits forever for a free connection by default; fail loudly instead.
-    connectionTimeoutMillis: 10_000,
+    connectionTimeoutMillis: POOL_WAIT_MS,
     idleTimeoutMillis: opts.idleTimeoutMs ?? 30_000,
     application_name: opts.applicationName ?? "ttr",
     ...(opts.queryTimeoutMs ? { query_timeout: opts.queryTimeoutMs } : {}),
