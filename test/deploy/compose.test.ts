@@ -49,6 +49,7 @@ describe("deploy/compose.yaml", () => {
     expect(TTR.map((name) => s[name]!.command)).toEqual([["migrate"], ["api"], ["scheduler"], ["executor"], ["executor"]]);
     expect(s.migrate!.restart).toBe("no");
     expect(s.redis!.command.join(" ")).toContain("--maxmemory-policy noeviction");
+    expect(s.postgres!.command).toEqual(["postgres", "-c", "wal_compression=lz4"]);
   });
 
   it("builds every ttr service from the project's Dockerfile, with the repository as context, into one image", () => {

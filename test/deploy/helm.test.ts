@@ -376,6 +376,7 @@ describe("evaluation databases", () => {
     const objects = await render(["ci/evaluation-values.yaml"]);
     const pg = find(objects, "StatefulSet", "-postgresql");
     expect(pg.spec.volumeClaimTemplates[0].spec.resources.requests.storage).toBe("1Gi");
+    expect(pg.spec.template.spec.containers[0].args).toEqual(["-c", "wal_compression=lz4"]);
     expect(find(objects, "Deployment", "-redis").spec.replicas).toBe(1);
     expect(find(objects, "Service", "-postgresql").spec.ports[0].port).toBe(5432);
     expect(find(objects, "Service", "-redis").spec.ports[0].port).toBe(6379);

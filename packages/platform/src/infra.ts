@@ -87,6 +87,10 @@ async function embeddedPostgres(dataDir: string, log: (m: string) => void): Prom
     password,
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
+    // Compressed full-page images: about half the WAL per fire where
+    // triggers are scheduled well ahead (docs/storage.md). This build of
+    // PostgreSQL has pglz only.
+    postgresFlags: ["-c", "wal_compression=pglz"],
     onLog: () => {},
     onError: (e) => log(`embedded postgres: ${String(e)}`),
   });

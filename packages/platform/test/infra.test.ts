@@ -25,6 +25,8 @@ it("starts an embedded PostgreSQL and a redis-server when none is reachable", as
     await client.connect();
     const { rows } = await client.query("SELECT count(*)::int AS n FROM triggers");
     expect(rows[0].n).toBe(0);
+    const { rows: wal } = await client.query("SHOW wal_compression");
+    expect(wal[0].wal_compression).toBe("pglz");
     await client.end();
     const redis = new Redis(infra.redisUrl);
     expect(await redis.ping()).toBe("PONG");
