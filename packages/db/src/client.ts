@@ -15,14 +15,17 @@ export interface DbOptions {
   statementTimeoutMs?: number;
 }
 
-/**
- * How long a caller waits for a free connection of its pool before failing
- * (a 503 for a request). pg would wait forever, and Prisma starts a
- * transaction only if one is free within 2 s: too short for a burst of
- * edits on a busy machine, which then failed with 500 while the pool was
- * merely busy. Both waits use this bound, as do the plain pg pools (pool.ts).
- */
+/** How long a caller waits for a free connection of its pool, or for a new one, before failing (pg would wait forever). */
 export const POOL_WAIT_MS = 10_000;
+
+/**
+ * How long a transaction waits for a connection before failing as
+ * unavailable (503). Prisma's own 2 s was too short for a burst of
+ * /schedule edits on a busy machine, which then failed with 500 while the
+ * pool was merely busy; longer than 4 s, a request could no longer answer
+ * its 503 within the 5 s that RELIABILITY.md promises in an outage.
+ */
+export const TRANSACTION_WAIT_MS = 4000;
 
 export function createDb(databaseUrl: string, opts: DbOptions = {}): Db {
   const adapter = new PrismaPg({
@@ -33,7 +36,7 @@ export function createDb(databaseUrl: string, opts: DbOptions = {}): Db {
     application_name: opts.applicationName ?? "ttr",
     ...(opts.statementTimeoutMs ? { statement_timeout: opts.statementTimeoutMs } : {}),
   });
-  return new PrismaClient({ adapter, transactionOptions: { maxWait: POOL_WAIT_MS } });
+  return new PrismaClient({ adapter, transactionOptions: { maxWait: TRANSACTION_WAIT_MS } });
 }
 
 interface ErrorLink {

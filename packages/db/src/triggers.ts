@@ -29,6 +29,11 @@ export async function consumeQuota(db: SqlRunner, projectId: string, month: stri
   return out;
 }
 
+/** Gives back `units` taken by consumeQuota for calls that then stored nothing. */
+export async function refundQuota(db: SqlRunner, projectId: string, month: string, units = 1): Promise<void> {
+  await execute(db, "refund_quota", projectId, month, units);
+}
+
 export async function lockCustomKey(db: SqlRunner, projectId: string, customKey: string): Promise<void> {
   await query(db, "lock_custom_key", projectId, customKey);
 }

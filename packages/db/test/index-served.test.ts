@@ -194,6 +194,7 @@ const perRequest: Case[] = [
     ],
   ],
   ["consume quota", "consume_quota", () => [project, new Date().toISOString().slice(0, 7), 1]],
+  ["give back a quota unit", "refund_quota", () => [project, new Date().toISOString().slice(0, 7), 1]],
   ["declare candidates (tag with history)", "declare_candidate_triggers", () => [project, "billing"]],
   ["declare candidates (unknown tag)", "declare_candidate_triggers", () => [project, "nothing-here"]],
   ["bulk pending by key", "bulk_pending_triggers_by_key", () => [project, [pendingKey, historyKey]]],
@@ -216,6 +217,7 @@ const byDay = [...periodic, ...perRequest].filter(([, name]) => DAY_NAMED.includ
 const prepared: Case[] = [
   ["project by key hash", "find_project_by_key_hash", () => ["0".repeat(64)]],
   ["consume quota", "consume_quota", () => [project, new Date().toISOString().slice(0, 7), 1]],
+  ["give back a quota unit", "refund_quota", () => [project, new Date().toISOString().slice(0, 7), 1]],
 ];
 
 /**

@@ -1,8 +1,7 @@
-// A transaction waits for its pool's connection as long as a plain query
-// does (10 s), not Prisma's own 2 s: a burst of /schedule edits on a busy
-// machine failed with 500 while the pool was merely busy. A transaction that
-// finds none in time is a storage outage for its request (503), and wrote
-// nothing.
+// A transaction waits up to 4 s for its pool's connection, not Prisma's own
+// 2 s: a burst of /schedule edits on a busy machine failed with 500 while
+// the pool was merely busy. A transaction that finds none in time is a
+// storage outage for its request (503), and wrote nothing.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
 import { createDb, type Db, isDatabaseUnavailable, mayHaveCommitted } from "../src/index.js";

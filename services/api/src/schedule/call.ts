@@ -8,7 +8,7 @@
 // The caller's credentials are checked at their place in that order (after
 // the URL, tags, title and key, before the date): `project` does it.
 import { badRequest, checkCustomKey, checkScheduleTags, checkTitle, type HeaderPairs, parseScheduledAt, quotaExceeded } from "@ttr/core";
-import { projectUsage } from "@ttr/db";
+import { isDatabaseUnavailable, mayHaveCommitted, projectUsage } from "@ttr/db";
 import type { Deps } from "../deps.js";
 import { applyPlainOneShot, applySchedule, isPlainOneShot, type ScheduleCall } from "./apply.js";
 import { OneShotInserts } from "./inserts.js";
@@ -92,9 +92,12 @@ export class Scheduling {
       runMissed: ask.runMissed,
       request: { title: ask.title, url: ask.url, method: ask.method, headers: ask.headers, body: ask.body, tags: ask.tags, source: "schedule" },
     };
-    const result = isPlainOneShot(call)
-      ? await applyPlainOneShot(this.inserts, call)
-      : await this.deps.db.$transaction((tx) => applySchedule(tx, call));
+    const result = await this.write(call).catch(async (err: unknown) => {
+      // Storage failed before the write was sent: nothing is stored, and the
+      // 503 this becomes does not cost the caller a unit.
+      if (isDatabaseUnavailable(err) && !mayHaveCommitted(err)) await this.giveBack(project.id, month);
+      throw err;
+    });
     return {
       triggerId: result.triggerId,
       scheduledAt: result.scheduledAt.toISOString(),
@@ -102,6 +105,17 @@ export class Scheduling {
       kind: result.kind,
       monthQuotaRemaining: remaining,
     };
+  }
+
+  private write(call: ScheduleCall) {
+    return isPlainOneShot(call) ? applyPlainOneShot(this.inserts, call) : this.deps.db.$transaction((tx) => applySchedule(tx, call));
+  }
+
+  /** Best effort: with PostgreSQL away this fails too, and the unit stays used. */
+  private async giveBack(projectId: string, month: string): Promise<void> {
+    await this.quota.giveBack(projectId, month).catch((err: unknown) => {
+      this.deps.log.warn("quota unit of a failed /schedule call not given back", { projectId, month, error: String(err) });
+    });
   }
 
   /** Only for the 402's message, when the credentials did not bring it (a session). */

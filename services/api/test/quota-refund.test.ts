@@ -1,9 +1,7 @@
-// docs/quota.md: a /schedule call that passed the quota check has used its
-// unit, whatever happens next: a 404 or 410, and also a 503 because its
-// write could not reach PostgreSQL. Here the edit's transaction goes to a
-// port where nothing listens, while the quota's pool reaches the real
-// PostgreSQL. Such an error is "unavailable" (503) and sent nothing, so
-// the call may be retried.
+// docs/quota.md: a /schedule call that took its quota unit and then stored
+// nothing, because its write never reached PostgreSQL, gives the unit back.
+// Here the edit's transaction goes to a port where nothing listens, while
+// the quota's pool reaches the real PostgreSQL.
 import { createDb, createPgRunner, createProject, type Db, isDatabaseUnavailable, mayHaveCommitted, type PgRunner, projectUsage } from "@ttr/db";
 import { createLogger, freePort } from "@ttr/platform";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -19,7 +17,7 @@ let projectId: string;
 beforeAll(async () => {
   tdb = await freshDatabase();
   db = createDb(tdb.url, { max: 2 });
-  ({ projectId } = await createProject(db, "unit-on-failure", 10));
+  ({ projectId } = await createProject(db, "refund", 10));
   const url = new URL(tdb.url);
   url.hostname = "127.0.0.1";
   url.port = String(await freePort());
@@ -49,16 +47,16 @@ const ask = (customKey: string): ScheduleAsk => ({
 const month = () => new Date().toISOString().slice(0, 7);
 const used = async () => (await projectUsage(db, projectId, month()))?.usedThisMonth;
 
-it("a write that could not reach PostgreSQL fails as unavailable, sent nothing, and has used its unit", async () => {
+it("a write that could not reach PostgreSQL fails as unavailable and gives its unit back; one that is stored keeps it", async () => {
   const log = createLogger("api", "error");
   const failing = new Scheduling({ db: away, pg, log });
   const err = await failing.schedule(ask("k1"), async () => ({ id: projectId }), new Date()).then(() => null, (e: unknown) => e);
   expect(isDatabaseUnavailable(err)).toBe(true);
   expect(mayHaveCommitted(err)).toBe(false);
-  expect(await used()).toBe(1);
+  expect(await used()).toBe(0);
 
   const working = new Scheduling({ db, pg, log });
   const answer = await working.schedule(ask("k1"), async () => ({ id: projectId }), new Date());
-  expect(answer.monthQuotaRemaining).toBe(8);
-  expect(await used()).toBe(2);
+  expect(answer.monthQuotaRemaining).toBe(9);
+  expect(await used()).toBe(1);
 });
