@@ -5,7 +5,7 @@
 // nothing stored is lost, sent twice or sent early.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createProject } from "@ttr/db";
-import { deliveredOnce, figure, jsonLines, probe, readyzDown, type Rig, secondAfter, sleep, startRig, until } from "./rig.js";
+import { deliveredOnce, figure, jsonLines, probe, readyzDown, type Rig, secondAfter, sleep, startRig, UNAVAILABLE, until } from "./rig.js";
 
 let rig: Rig;
 
@@ -15,8 +15,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rig?.close();
 });
-
-const UNAVAILABLE = { _tag: "Unavailable", message: "Storage unavailable, try again" };
 
 const storedTriggers = async () =>
   (await rig.db.$queryRawUnsafe<Array<{ n: number }>>("SELECT count(*)::int AS n FROM triggers WHERE project_id = $1::uuid", rig.projectId))[0]!.n;

@@ -8,7 +8,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { applyMigrations, createDb, createProject, type Db } from "@ttr/db";
 import { freePort } from "@ttr/platform";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { request } from "../support/http.js";
 import { killService, launchService, type Service, waitReady } from "../support/system.js";
 import { startTarget, type Target } from "../support/target.js";
@@ -16,6 +16,9 @@ import { type PgServer, type RedisServer, startPostgres, startRedis } from "./se
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The body of every 503 a storage outage gives (RELIABILITY.md). */
+export const UNAVAILABLE = { _tag: "Unavailable", message: "Storage unavailable, try again" };
 
 export type Kind = "api" | "scheduler" | "executor";
 
@@ -44,6 +47,21 @@ export interface Rig {
   /** schedules one trigger to `${target}/${path}` at `at`, returning its id */
   schedule(path: string, at: Date): Promise<string>;
   close(): Promise<void>;
+}
+
+/** A rig for the whole file: started before its tests, closed after them; the getter answers it. */
+export function useRig(opts: RigOptions = {}): () => Rig {
+  let rig: Rig | undefined;
+  beforeAll(async () => {
+    rig = await startRig(opts);
+  }, 60_000);
+  afterAll(async () => {
+    await rig?.close();
+  });
+  return () => {
+    if (!rig) throw new Error("the rig did not start");
+    return rig;
+  };
 }
 
 export async function startRig(opts: RigOptions = {}): Promise<Rig> {

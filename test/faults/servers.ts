@@ -53,6 +53,8 @@ export interface PgServer {
   start(): Promise<void>;
   /** fast: sessions are ended and the server shuts down cleanly; immediate: like a crash */
   stop(mode?: "fast" | "immediate"): Promise<void>;
+  /** stops (SIGSTOP) or resumes (SIGCONT) the server and every process of it: connections stay open and nothing answers, as when it hangs or the network drops packets */
+  freeze(frozen: boolean): void;
   close(): Promise<void>;
 }
 
@@ -104,7 +106,21 @@ export async function startPostgres(): Promise<PgServer> {
       process.kill(pid, mode === "fast" ? "SIGINT" : "SIGQUIT");
       while (alive(pid) || (await canConnect("127.0.0.1", port, 100))) await sleep(50);
     },
+    freeze(frozen) {
+      const pidFile = path.join(data, "postmaster.pid");
+      if (!existsSync(pidFile)) return;
+      const master = Number(readFileSync(pidFile, "utf8").split("\n")[0]);
+      const children = execFileSync("ps", ["-o", "pid=", "--ppid", String(master)], { encoding: "utf8" }).split("\n").map(Number).filter((n) => n > 0);
+      for (const pid of [master, ...children]) {
+        try {
+          process.kill(pid, frozen ? "SIGSTOP" : "SIGCONT");
+        } catch {
+          // a backend that ended meanwhile
+        }
+      }
+    },
     async close() {
+      server.freeze(false);
       await server.stop("immediate").catch(() => {});
       rmSync(dir, { recursive: true, force: true });
     },

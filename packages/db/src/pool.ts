@@ -33,6 +33,8 @@ export interface PgRunnerOptions {
    * connection the network silently dropped cannot hang its caller forever
    */
   queryTimeoutMs?: number;
+  /** how long a caller waits for a free or new connection (ms, POOL_WAIT_MS unless set) */
+  connectTimeoutMs?: number;
   /**
    * Plan prepared statements for their values on every call, never keeping
    * a generic plan (plan_cache_mode = force_custom_plan). For pools whose
@@ -145,6 +147,9 @@ export function withValuesWritten(text: string, values: unknown[]): string {
  * instead its next statement fails, and the connection is closed, not
  * reused. `fn` may also mark it broken itself.
  */
+/** node-postgres's error for a statement past `query_timeout` (queryTimeoutMs). */
+const isQueryTimeout = (err: unknown): boolean => err instanceof Error && err.message === "Query read timeout";
+
 async function checkedOut<T>(client: pg.PoolClient, fn: (broken: (err: Error) => void) => Promise<T>): Promise<T> {
   let broken: Error | undefined;
   const onError = (err: Error) => {
@@ -166,7 +171,7 @@ export function createPgRunner(databaseUrl: string, opts: PgRunnerOptions = {}):
     connectionString: databaseUrl,
     max: opts.max ?? 10,
     // pg waits forever for a free connection by default; fail loudly instead.
-    connectionTimeoutMillis: POOL_WAIT_MS,
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? POOL_WAIT_MS,
     idleTimeoutMillis: opts.idleTimeoutMs ?? 30_000,
     application_name: opts.applicationName ?? "ttr",
     ...(opts.queryTimeoutMs ? { query_timeout: opts.queryTimeoutMs } : {}),
@@ -205,8 +210,11 @@ export function createPgRunner(databaseUrl: string, opts: PgRunnerOptions = {}):
           await client.query("COMMIT");
           return result;
         } catch (err) {
-          // a connection that could not roll back is closed, not reused
-          await client.query("ROLLBACK").catch(broken);
+          // A statement that timed out (queryTimeoutMs) leaves its connection
+          // waiting for that answer, behind which a ROLLBACK would wait too:
+          // it is closed. So is a connection that could not roll back.
+          if (isQueryTimeout(err)) broken(err as Error);
+          else await client.query("ROLLBACK").catch(broken);
           throw err;
         }
       });
@@ -273,5 +281,7 @@ export function createReadsRunner(databaseUrl: string, opts: { max: number; stat
     idleTimeoutMs: 0,
     genericPlans: true,
     settings: { statement_timeout: opts.statementTimeoutMs },
+    // a server that cannot cancel (frozen, cut off) is given up on a second later
+    queryTimeoutMs: opts.statementTimeoutMs + 1000,
   });
 }

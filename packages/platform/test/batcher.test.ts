@@ -106,6 +106,28 @@ describe("Batcher", () => {
     expect(await Promise.all(calls)).toEqual([{ e: "lost" }, { e: "lost" }, { e: "lost" }]);
     expect(seen).toEqual([[0], [1, 3, 4]]);
   });
+
+  it("with failWaiting saying yes for an error, a batch that fails with it fails the calls waiting behind it too, without running them", async () => {
+    const seen: number[][] = [];
+    const b = new Batcher<number, number>(
+      async (xs) => {
+        seen.push(xs);
+        await tick();
+        if (xs.includes(0)) throw new Error(seen.length === 1 ? "silent" : "other");
+        return xs.map((x) => -x);
+      },
+      { maxBatch: 10, parallel: 1, failWaiting: (err) => (err as Error).message === "silent" },
+    );
+    const settle = (x: number) => b.call(x).then((v) => ({ v }), (e: Error) => ({ e: e.message }));
+    const first = settle(0);
+    const waiting = [1, 2].map(settle);
+    expect(await Promise.all([first, ...waiting])).toEqual([{ e: "silent" }, { e: "silent" }, { e: "silent" }]);
+    expect(seen).toEqual([[0]]);
+    // another error leaves the waiting calls to run
+    const again = settle(0);
+    const later = settle(5);
+    expect(await Promise.all([again, later])).toEqual([{ e: "other" }, { v: -5 }]);
+  });
 });
 
 describe("KeyedBatchers", () => {

@@ -10,7 +10,17 @@ const log = createLogger("api", env.LOG_LEVEL);
 const db = createDb(env.DATABASE_URL, { max: env.DB_POOL_SIZE, applicationName: "ttr-api" });
 const redis = createRedis(redisSettingsOf(env), "ttr-api", log);
 const registry = createRegistry("api");
-const pg = createPgRunner(env.DATABASE_URL, { max: Math.max(2, Math.ceil(env.DB_POOL_SIZE / 2)), applicationName: "ttr-api" });
+// The pool of /schedule, /cancel, API keys, quota and /readyz. Their
+// statements take milliseconds; one that has no answer after 3 s, or a
+// connection not had in 3 s, means PostgreSQL is frozen or cut off, and the
+// request answers 503 in time (RELIABILITY.md) instead of waiting for it.
+const STORAGE_ANSWER_MS = 3000;
+const pg = createPgRunner(env.DATABASE_URL, {
+  max: Math.max(2, Math.ceil(env.DB_POOL_SIZE / 2)),
+  applicationName: "ttr-api",
+  queryTimeoutMs: STORAGE_ANSWER_MS,
+  connectTimeoutMs: STORAGE_ANSWER_MS,
+});
 // the dashboard's read pool: half of DB_POOL_SIZE, at least 4
 const reads = createReadsRunner(env.DATABASE_URL, { max: Math.max(4, Math.ceil(env.DB_POOL_SIZE / 2)), statementTimeoutMs: env.DB_READ_TIMEOUT_MS });
 const app = createApp({ db, reads, pg, redis, log, registry, cookieSecure: env.TTR_COOKIE_SECURE, redisPrefix: env.TTR_REDIS_PREFIX, authFailuresPerMinute: env.TTR_AUTH_FAILURES_PER_MINUTE });
@@ -19,7 +29,8 @@ app.set("trust proxy", env.TRUST_PROXY);
 // The scheduler makes each day's history partitions ahead; the api does too,
 // so that writes never lack one while no scheduler runs (docs/retention.md).
 const PARTITIONS_EVERY_MS = 6 * 3_600_000;
-const keepPartitions = () => ensurePartitions(pg, new Date()).catch((err: Error) => log.error("cannot make history partitions", { error: err.message }));
+// (on Prisma's pool: making a day waits for table locks, which that 3-s bound would cut short)
+const keepPartitions = () => ensurePartitions(db, new Date()).catch((err: Error) => log.error("cannot make history partitions", { error: err.message }));
 void keepPartitions();
 setInterval(keepPartitions, PARTITIONS_EVERY_MS).unref();
 

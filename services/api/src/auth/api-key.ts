@@ -1,6 +1,6 @@
 // API key authentication (docs/api/README.md). Keys are looked up by their hash.
 import { invalidApiKey, sha256Hex } from "@ttr/core";
-import { findProjectByKeyHash, type ProjectRow, type SqlRunner } from "@ttr/db";
+import { findProjectByKeyHash, isDatabaseUnavailable, type ProjectRow, type SqlRunner } from "@ttr/db";
 import { Batcher, KeyedBatchers } from "@ttr/platform";
 
 type Lookup = (keyHash: string) => Promise<ProjectRow | undefined>;
@@ -32,7 +32,9 @@ export class ApiKeys {
         const project = await findProjectByKeyHash(db, hash);
         return calls.map(() => project);
       };
-      return new Batcher(lookup, { maxBatch: 10_000, parallel: 1 });
+      // PostgreSQL unreachable or silent: the calls waiting behind a failed
+      // lookup answer 503 with it, rather than each waiting as long again.
+      return new Batcher(lookup, { maxBatch: 10_000, parallel: 1, retryAlone: (err) => !isDatabaseUnavailable(err), failWaiting: isDatabaseUnavailable });
     });
   }
 

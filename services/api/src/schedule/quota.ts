@@ -3,7 +3,7 @@
 // calls: one commit (and its WAL flush) each. Calls of a project that arrive
 // while an earlier unit is being taken are grouped and take their units with
 // one statement; each still gets its own exact remaining count.
-import { consumeQuota, refundQuota, type SqlRunner } from "@ttr/db";
+import { consumeQuota, isDatabaseUnavailable, refundQuota, type SqlRunner } from "@ttr/db";
 import { Batcher, KeyedBatchers } from "@ttr/platform";
 
 export class QuotaUnits {
@@ -12,7 +12,14 @@ export class QuotaUnits {
   constructor(private readonly db: SqlRunner) {
     this.batchers = new KeyedBatchers((key) => {
       const [projectId = "", month = ""] = key.split("|");
-      return new Batcher((units) => consumeQuota(db, projectId, month, units.length), { maxBatch: 500, parallel: 1 });
+      // PostgreSQL unreachable or silent: the group and the calls waiting
+      // behind it answer 503 now, rather than each trying in turn.
+      return new Batcher((units) => consumeQuota(db, projectId, month, units.length), {
+        maxBatch: 500,
+        parallel: 1,
+        retryAlone: (err) => !isDatabaseUnavailable(err),
+        failWaiting: isDatabaseUnavailable,
+      });
     });
   }
 
