@@ -183,6 +183,11 @@ const perRequest: Case[] = [
   ["trigger by id", "find_trigger_by_id", () => [project, historyTrigger]],
   ["cancel a trigger", "cancel_trigger", () => [pendingTrigger, project]],
   ["cancel a recurring trigger", "cancel_generator", () => [generator, project]],
+  ["edit a pending trigger", "update_trigger_request", () => [pendingTrigger, pendingKey, "registered", null, "http://127.0.0.1:9/x", "POST", "[]", null, [], "schedule", new Date(Date.now() + 3_600_000), project]],
+  ["cancel a recurring trigger's pending instance", "cancel_pending_instance", () => [generator, project]],
+  ["active recurring trigger by key", "find_active_generator_by_key", () => [project, pendingKey]],
+  ["recurring trigger by id", "find_generator_by_id", () => [project, generator]],
+  ["edit a recurring trigger", "update_generator", () => [generator, null, null, "* * * * *", "UTC", "http://127.0.0.1:9/x", "POST", "[]", null, [], "schedule", project]],
   ["cancel triggers of a declaration or /bulk", "declare_cancel_triggers", () => [project, [pendingTrigger], [true], [today()]]],
   [
     "edit triggers of a declaration in place",
@@ -221,12 +226,17 @@ const prepared: Case[] = [
 ];
 
 /**
- * What the api's prepared-statement pool runs besides /schedule's: DELETE
- * /cancel and the dashboard's cancel (packages/db/src/cancel.ts), which
- * PostgreSQL plans once for any values after a few calls.
+ * What the api's prepared-statement pool runs besides /schedule's plain
+ * inserts: /schedule's edits, DELETE /cancel and the dashboard's cancel
+ * (packages/db/src/cancel.ts), which PostgreSQL plans once for any values
+ * after a few calls.
  */
 const onPreparedPool = ([, name]: Case) =>
-  ["find_trigger_by_id", "cancel_trigger", "cancel_generator", "find_pending_trigger_by_key", "find_latest_trigger_by_key"].includes(name);
+  [
+    "find_trigger_by_id", "cancel_trigger", "cancel_generator", "find_pending_trigger_by_key", "find_latest_trigger_by_key",
+    // /schedule's edits (by custom key or ID) run on that pool too
+    "update_trigger_request", "cancel_pending_instance", "find_active_generator_by_key", "find_generator_by_id", "update_generator",
+  ].includes(name);
 
 const listTriggers = (f: { jobs?: boolean; status?: string | null; tag?: string | null; key?: string | null; after?: boolean }) => () => [
   project, f.jobs ?? true, f.status ?? null, true, null, f.tag ?? null, f.key ?? null,

@@ -1,7 +1,7 @@
 // docs/quota.md: a /schedule call that took its quota unit and then stored
 // nothing, because its write never reached PostgreSQL, gives the unit back.
-// Here the edit's transaction goes to a port where nothing listens, while
-// the quota's pool reaches the real PostgreSQL.
+// Here the edit's transaction goes to a port where nothing listens (a pool
+// of its own), while the quota's statements reach the real PostgreSQL.
 import { createDb, createPgRunner, createProject, type Db, isDatabaseUnavailable, mayHaveCommitted, type PgRunner, projectUsage } from "@ttr/db";
 import { createLogger, freePort } from "@ttr/platform";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -10,7 +10,7 @@ import { type ScheduleAsk, Scheduling } from "../src/schedule/call.js";
 
 let tdb: TestDatabase;
 let db: Db;
-let away: Db;
+let away: PgRunner;
 let pg: PgRunner;
 let projectId: string;
 
@@ -21,12 +21,12 @@ beforeAll(async () => {
   const url = new URL(tdb.url);
   url.hostname = "127.0.0.1";
   url.port = String(await freePort());
-  away = createDb(url.toString(), { max: 1 });
+  away = createPgRunner(url.toString(), { max: 1 });
   pg = createPgRunner(tdb.url, { max: 2 });
 });
 afterAll(async () => {
   await pg?.end();
-  await away?.$disconnect();
+  await away?.end();
   await db?.$disconnect();
   await tdb?.drop();
 });
@@ -49,7 +49,8 @@ const used = async () => (await projectUsage(db, projectId, month()))?.usedThisM
 
 it("a write that could not reach PostgreSQL fails as unavailable and gives its unit back; one that is stored keeps it", async () => {
   const log = createLogger("api", "error");
-  const failing = new Scheduling({ db: away, pg, log });
+  // the request pool, but with its transactions on the pool that reaches nothing
+  const failing = new Scheduling({ db, pg: { ...pg, $transaction: away.$transaction }, log });
   const err = await failing.schedule(ask("k1"), async () => ({ id: projectId }), new Date()).then(() => null, (e: unknown) => e);
   expect(isDatabaseUnavailable(err)).toBe(true);
   expect(mayHaveCommitted(err)).toBe(false);

@@ -108,7 +108,12 @@ export class Scheduling {
   }
 
   private write(call: ScheduleCall) {
-    return isPlainOneShot(call) ? applyPlainOneShot(this.inserts, call) : this.deps.db.$transaction((tx) => applySchedule(tx, call));
+    if (isPlainOneShot(call)) return applyPlainOneShot(this.inserts, call);
+    // Edits and recurring triggers: one transaction on the request pool,
+    // less than half the api CPU per call of Prisma's interactive
+    // transaction (test/bench/HISTORY.md, 123 and 124), and bounded in time
+    // as that pool's other statements are.
+    return this.deps.pg.$transaction((tx) => applySchedule(tx, call));
   }
 
   /** Best effort: with PostgreSQL away this fails too, and the unit stays used. */
