@@ -21,9 +21,10 @@ export const POOL_WAIT_MS = 10_000;
 /**
  * How long a transaction waits for a connection before failing as
  * unavailable (503). Prisma's own 2 s was too short for a burst of
- * /schedule edits on a busy machine, which then failed with 500 while the
- * pool was merely busy; longer than 4 s, a request could no longer answer
- * its 503 within the 5 s that RELIABILITY.md promises in an outage.
+ * transactions on a busy machine (/schedule edits ran in Prisma's then),
+ * which failed with 500 while the pool was merely busy; longer than 4 s, a
+ * request could no longer answer its 503 within the 5 s that
+ * RELIABILITY.md promises in an outage.
  */
 export const TRANSACTION_WAIT_MS = 4000;
 
