@@ -25,10 +25,11 @@ export interface BatcherOptions {
    */
   retryAlone?: (err: unknown) => boolean;
   /**
-   * Whether a batch that failed with `err` also fails the calls waiting
-   * behind it, at once (default: never). For a store that did not answer
-   * in time: each waiting batch would wait as long again before it too
-   * failed, and its callers' answers would come late.
+   * Whether a batch that failed with `err` fails its calls and those waiting
+   * behind it at once, running none of them again (default: never). For a
+   * store that did not answer in time: each retry or waiting batch would
+   * wait as long again before it too failed, and its callers' answers would
+   * come late.
    */
   failWaiting?: (err: unknown) => boolean;
 }
@@ -90,8 +91,9 @@ export class Batcher<I, O> {
       const outs = await this.run(batch.map((p) => p.input));
       for (const [i, p] of batch.entries()) p.resolve(outs[i] as O);
     } catch (err) {
-      if (this.opts.failWaiting?.(err)) for (const p of this.queue.splice(0)) p.reject(err);
-      if (batch.length === 1 || this.opts.retryAlone?.(err) === false) {
+      const failAll = this.opts.failWaiting?.(err) === true;
+      if (failAll) for (const p of this.queue.splice(0)) p.reject(err);
+      if (batch.length === 1 || failAll || this.opts.retryAlone?.(err) === false) {
         for (const p of batch) p.reject(err);
         return;
       }

@@ -34,7 +34,7 @@ export class ApiKeys {
       };
       // PostgreSQL unreachable or silent: the calls waiting behind a failed
       // lookup answer 503 with it, rather than each waiting as long again.
-      return new Batcher(lookup, { maxBatch: 10_000, parallel: 1, retryAlone: (err) => !isDatabaseUnavailable(err), failWaiting: isDatabaseUnavailable });
+      return new Batcher(lookup, { maxBatch: 10_000, parallel: 1, failWaiting: isDatabaseUnavailable });
     });
   }
 

@@ -14,12 +14,7 @@ export class QuotaUnits {
       const [projectId = "", month = ""] = key.split("|");
       // PostgreSQL unreachable or silent: the group and the calls waiting
       // behind it answer 503 now, rather than each trying in turn.
-      return new Batcher((units) => consumeQuota(db, projectId, month, units.length), {
-        maxBatch: 500,
-        parallel: 1,
-        retryAlone: (err) => !isDatabaseUnavailable(err),
-        failWaiting: isDatabaseUnavailable,
-      });
+      return new Batcher((units) => consumeQuota(db, projectId, month, units.length), { maxBatch: 500, parallel: 1, failWaiting: isDatabaseUnavailable });
     });
   }
 
