@@ -2,10 +2,12 @@
 // api's connections still open, as when it hangs or the network between
 // them drops packets. Nothing is refused, nothing answers. A request that
 // needs it must still answer 503 Unavailable within 5 s (RELIABILITY.md)
-// instead of waiting for an answer that may never come, and the api must
-// work again once the server resumes.
+// instead of waiting for an answer that may never come, a transaction it
+// left waiting must not commit once the server resumes, and the api must
+// work again then. A request that is merely slow, on a server that answers,
+// must not be cut short.
 import { expect, it } from "vitest";
-import { figure, UNAVAILABLE, until, useRig } from "./rig.js";
+import { figure, sleep, UNAVAILABLE, until, useRig } from "./rig.js";
 
 const theRig = useRig();
 
@@ -19,18 +21,51 @@ const schedule = (path: string, key?: string) => {
   });
 };
 
-it("PostgreSQL frozen: /schedule (plain and by key) and DELETE /cancel answer 503 Unavailable within 5 s; once it resumes, /schedule stores again", async () => {
+const json = () => ({ "ttr-api-key": theRig().apiKey, "content-type": "application/json" });
+
+const declare = (tag: string) => {
   const rig = theRig();
+  return rig.call("POST", "/declare", json(), JSON.stringify({ tag, items: [{ url: `${rig.target.base}/${tag}`, scheduledAt: "now | add 1h", customKey: tag }] }));
+};
+
+/** Holds the project's /declare lock (declare_lock_project.sql) for `ms` in a transaction of its own. */
+const holdDeclareLock = (ms: number) => {
+  const rig = theRig();
+  return rig.db.$transaction(
+    async (tx) => {
+      await tx.$queryRawUnsafe("SELECT pg_advisory_xact_lock(hashtextextended('declare:' || $1, 0))::text", rig.projectId);
+      await sleep(ms);
+    },
+    { timeout: 60_000 },
+  );
+};
+
+const triggersTagged = async (tag: string) => {
+  const rig = theRig();
+  const res = await rig.call("GET", `/triggers?tag=${tag}`, { "ttr-api-key": rig.apiKey });
+  expect(res.status).toBe(200);
+  return res.json<{ triggers: unknown[] }>().triggers.length;
+};
+
+it("PostgreSQL frozen: /schedule, DELETE /cancel, /declare, /bulk, /tag-policies, the dashboard's reads and sign-in answer 503 Unavailable within 5 s; once it resumes, /schedule stores again", async () => {
+  const rig = theRig();
+  const calls: Array<[string, () => ReturnType<typeof schedule>]> = [
+    ["/schedule", () => schedule("frozen")],
+    ["/schedule with a custom key", () => schedule("frozen-key", "frozen")],
+    ["DELETE /cancel", () => rig.call("DELETE", "/cancel", { "ttr-api-key": rig.apiKey, "ttr-custom-key": "warm" })],
+    ["/declare", () => declare("frozen-declare")],
+    ["/bulk", () => rig.call("POST", "/bulk", json(), JSON.stringify({ upserts: [{ url: `${rig.target.base}/b`, customKey: "frozen-bulk" }] }))],
+    ["GET /tag-policies", () => rig.call("GET", "/tag-policies", { "ttr-api-key": rig.apiKey })],
+    ["POST /tag-policies", () => rig.call("POST", "/tag-policies", json(), JSON.stringify({ tag: "frozen", maxConcurrent: 2 }))],
+    ["GET /triggers", () => rig.call("GET", "/triggers", { "ttr-api-key": rig.apiKey })],
+    ["POST /auth/login", () => rig.call("POST", "/auth/login", { "content-type": "application/json" }, JSON.stringify({ email: "nobody@example.com", password: "not-a-password" }))],
+  ];
   // connections open in every pool first, as in a running api
   expect((await schedule("warm")).status).toBe(200);
   expect((await schedule("warm-key", "warm")).status).toBe(200);
+  for (const [label, call] of calls.slice(3)) expect((await call()).status, label).toBeLessThan(500);
   rig.pg.freeze(true);
   try {
-    const calls: Array<[string, () => ReturnType<typeof schedule>]> = [
-      ["/schedule", () => schedule("frozen")],
-      ["/schedule with a custom key", () => schedule("frozen-key", "frozen")],
-      ["DELETE /cancel", () => rig.call("DELETE", "/cancel", { "ttr-api-key": rig.apiKey, "ttr-custom-key": "warm" })],
-    ];
     const answers = await Promise.all(
       calls.map(async ([label, call]) => {
         const asked = Date.now();
@@ -51,4 +86,41 @@ it("PostgreSQL frozen: /schedule (plain and by key) and DELETE /cancel answer 50
   const resumed = Date.now();
   const at = await until(async () => (await schedule("after")).status === 200, 10_000, "/schedule answers 200 again");
   figure("PostgreSQL frozen", "/schedule stored again after the server resumed", (at - resumed) / 1000, "s");
+}, 60_000);
+
+it("a /declare slowed by a lock, on a server that answers, waits and succeeds; one whose server freezes while it waits answers 503 within 5 s and commits nothing once the server resumes", async () => {
+  const rig = theRig();
+  // slow: the project's /declare lock held for 6 s, well past the watch's checks
+  const held = holdDeclareLock(6000);
+  await sleep(200);
+  let asked = Date.now();
+  const slow = await declare("slow-declare");
+  const slowTook = Date.now() - asked;
+  await held;
+  expect(slow.status).toBe(200);
+  expect(slowTook).toBeGreaterThan(5000);
+  expect(await triggersTagged("slow-declare")).toBe(1);
+
+  // frozen: the same wait, and the server stops answering during it
+  const heldAgain = holdDeclareLock(3000);
+  await sleep(200);
+  asked = Date.now();
+  const pending = declare("frozen-wait");
+  await sleep(1000);
+  rig.pg.freeze(true);
+  let frozen: Awaited<typeof pending>;
+  try {
+    frozen = await pending;
+  } finally {
+    rig.pg.freeze(false);
+  }
+  const took = Date.now() - asked;
+  expect(took).toBeLessThan(5000);
+  expect(frozen.status).toBe(503);
+  expect(frozen.json()).toEqual(UNAVAILABLE);
+  figure("PostgreSQL frozen", "/declare waiting on a lock when the server froze answered 503 in", took / 1000, "s");
+  await heldAgain;
+  // the lock is the project's: a later /declare runs once the frozen one's transaction has ended
+  expect((await declare("after-frozen-wait")).status).toBe(200);
+  expect(await triggersTagged("frozen-wait")).toBe(0);
 }, 60_000);

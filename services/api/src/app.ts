@@ -5,7 +5,8 @@ import { dbPing } from "@ttr/db";
 import { handleOps, OutageLog, prom, redisPing, registerStoreProbes } from "@ttr/platform";
 import { AuthFailureBudget } from "./auth/failure-budget.js";
 import type { Deps } from "./deps.js";
-import { errorHandler, notFoundHandler } from "./http/errors.js";
+import { answerUnavailable, errorHandler, notFoundHandler } from "./http/errors.js";
+import { watchStorage } from "./http/storage-watch.js";
 import { headOnlyWhereServed, literalBadEscapes, optionsOnlyWhereServed, ROUTING } from "./http/paths.js";
 import { bulkRoute } from "./routes/bulk.js";
 import { cancelRoute } from "./routes/cancel.js";
@@ -68,6 +69,20 @@ export function createApp(deps: Deps): express.Express {
     });
   }
 
+  // A request kept waiting by a PostgreSQL that no longer answers gets its
+  // 503 within 5 s, whichever pool it waits on (http/storage-watch.ts).
+  const dbOutage = new OutageLog(deps.log, "postgres", { connection: "ttr-api" });
+  const liveness = deps.liveness ?? deps.pg;
+  app.use(
+    watchStorage({
+      answers: () => dbPing(liveness),
+      unavailable(res) {
+        dbOutage.failedUntil(new Error("PostgreSQL did not answer the storage watch's probe"), ready.postgres);
+        answerUnavailable(res);
+      },
+    }),
+  );
+
   // Before any body is read or key looked up: an address that keeps failing
   // to authenticate is answered 429 until its minute ends.
   const authFailures = new AuthFailureBudget(deps.authFailuresPerMinute ?? 600);
@@ -94,6 +109,6 @@ export function createApp(deps: Deps): express.Express {
     authFailures.counted(req, err);
     next(err);
   });
-  app.use(errorHandler(deps.log, new OutageLog(deps.log, "postgres", { connection: "ttr-api" }), ready.postgres));
+  app.use(errorHandler(deps.log, dbOutage, ready.postgres));
   return app;
 }

@@ -17,6 +17,12 @@ export interface Deps {
   reads: PgRunner;
   /** plain pg pool with prepared statements, for the statements of the hottest path (/schedule) */
   pg: PgRunner;
+  /**
+   * a connection of its own, only to ask whether PostgreSQL answers a
+   * trivial statement (http/storage-watch.ts), so that the answer never
+   * waits behind a busy pool; `pg` when not given
+   */
+  liveness?: PgRunner;
   redis: Redis;
   log: Logger;
   registry: prom.Registry;

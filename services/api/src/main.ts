@@ -3,6 +3,7 @@ import { createDb, createPgRunner, createReadsRunner, dbPing, ensurePartitions, 
 import { createLogger, createRedis, redisSettingsOf, createRegistry } from "@ttr/platform";
 import { createApp } from "./app.js";
 import { loadEnv } from "./env.js";
+import { PROBE_MS } from "./http/storage-watch.js";
 import { createServer } from "./server.js";
 
 const env = loadEnv();
@@ -21,9 +22,11 @@ const pg = createPgRunner(env.DATABASE_URL, {
   queryTimeoutMs: STORAGE_ANSWER_MS,
   connectTimeoutMs: STORAGE_ANSWER_MS,
 });
+// one connection that only asks whether the server answers (http/storage-watch.ts)
+const liveness = createPgRunner(env.DATABASE_URL, { max: 1, applicationName: "ttr-api-liveness", queryTimeoutMs: PROBE_MS, connectTimeoutMs: PROBE_MS });
 // the dashboard's read pool: half of DB_POOL_SIZE, at least 4
 const reads = createReadsRunner(env.DATABASE_URL, { max: Math.max(4, Math.ceil(env.DB_POOL_SIZE / 2)), statementTimeoutMs: env.DB_READ_TIMEOUT_MS });
-const app = createApp({ db, reads, pg, redis, log, registry, cookieSecure: env.TTR_COOKIE_SECURE, redisPrefix: env.TTR_REDIS_PREFIX, authFailuresPerMinute: env.TTR_AUTH_FAILURES_PER_MINUTE });
+const app = createApp({ db, reads, pg, liveness, redis, log, registry, cookieSecure: env.TTR_COOKIE_SECURE, redisPrefix: env.TTR_REDIS_PREFIX, authFailuresPerMinute: env.TTR_AUTH_FAILURES_PER_MINUTE });
 app.set("trust proxy", env.TRUST_PROXY);
 
 // The scheduler makes each day's history partitions ahead; the api does too,
@@ -100,7 +103,7 @@ async function shutdown(signal: string): Promise<void> {
   const timer = setTimeout(() => process.exit(0), 10_000);
   timer.unref();
   await new Promise((r) => server.once("close", r));
-  await Promise.allSettled([partitionNotices.close(), planning, db.$disconnect(), reads.end(), redis.quit()]);
+  await Promise.allSettled([partitionNotices.close(), planning, db.$disconnect(), reads.end(), pg.end(), liveness.end(), redis.quit()]);
   process.exit(0);
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));

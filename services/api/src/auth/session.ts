@@ -84,19 +84,19 @@ export function refuseCrossSite(req: Request): void {
  * A state-changing request whose cookie comes from another site is refused
  * with 403 here, so every route that accepts a session is protected.
  */
-export async function sessionProject(deps: Pick<Deps, "db">, req: Request): Promise<SessionAuth | null> {
+export async function sessionProject(deps: Pick<Deps, "pg">, req: Request): Promise<SessionAuth | null> {
   const token = sessionToken(req);
   if (token === null) return null;
   refuseCrossSite(req);
   // The dashboard's own refreshes say so: an open, forgotten tab is not
   // activity and must not keep its session alive (inactivity expiry).
   const background = req.headers[BACKGROUND_HEADER] === "1";
-  const session = await authenticateSession(deps.db, sha256Hex(token), background ? BACKGROUND_LIFETIMES : SESSION_LIFETIMES);
+  const session = await authenticateSession(deps.pg, sha256Hex(token), background ? BACKGROUND_LIFETIMES : SESSION_LIFETIMES);
   return session ? { projectId: session.projectId, userId: session.userId } : null;
 }
 
 /** Express middleware for session-only routes: 401 without a live session, else `res.locals.session`. */
-export function requireSession(deps: Pick<Deps, "db">) {
+export function requireSession(deps: Pick<Deps, "pg">) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const session = await sessionProject(deps, req);
     if (session === null) throw unauthorized();

@@ -29,6 +29,11 @@ export const notFoundHandler: RequestHandler = (req, res) => {
   endWithReason(res, 404, `No endpoint ${req.method} ${req.path}`);
 };
 
+/** The 503 of a storage outage, after which the client may try again. */
+export function answerUnavailable(res: Response): void {
+  res.status(503).set("Retry-After", "5").json({ _tag: "Unavailable", message: "Storage unavailable, try again" });
+}
+
 /**
  * `dbOutage`: PostgreSQL outages seen by requests, logged once when it goes
  * (and once when `ping` answers again), not once per failed request; each
@@ -37,7 +42,9 @@ export const notFoundHandler: RequestHandler = (req, res) => {
 export function errorHandler(log: Logger, dbOutage: OutageLog, ping: () => Promise<unknown>): ErrorRequestHandler {
   return (err, req, res, _next) => {
     if (res.headersSent) {
-      res.destroy();
+      // answered already (the storage watch's 503): nothing more to say;
+      // cut short while sending: the client must not take it as whole
+      if (!res.writableEnded) res.destroy();
       return;
     }
     if (err instanceof ApiError) {
@@ -62,7 +69,7 @@ export function errorHandler(log: Logger, dbOutage: OutageLog, ping: () => Promi
     if (isDatabaseUnavailable(err)) {
       // PostgreSQL is down or cut off: nothing was written, the client may retry.
       dbOutage.failedUntil(err, ping);
-      res.status(503).set("Retry-After", "5").json({ _tag: "Unavailable", message: "Storage unavailable, try again" });
+      answerUnavailable(res);
       return;
     }
     const status = typeof err?.status === "number" && err.status >= 400 && err.status < 500 ? err.status : 500;

@@ -145,12 +145,12 @@ export interface AuthOptions {
  */
 export async function authenticate(deps: Deps, req: Request, opts: AuthOptions): Promise<{ projectId: string }> {
   const key = req.headers["ttr-api-key"];
-  if (typeof key === "string" && key !== "") return { projectId: (await projectForKey(deps.db, key)).id };
+  if (typeof key === "string" && key !== "") return { projectId: (await projectForKey(deps.pg, key)).id };
   const authorization = req.headers.authorization;
   if (authorization !== undefined) {
     const match = /^Bearer[ \t]+(\S.*)$/i.exec(authorization.trim());
     if (match) {
-      const project = await projectForKey(deps.db, match[1]!.trim()).catch((err: unknown) => {
+      const project = await projectForKey(deps.pg, match[1]!.trim()).catch((err: unknown) => {
         throw err instanceof ApiError ? invalidApiKey() : err;
       });
       return { projectId: project.id };

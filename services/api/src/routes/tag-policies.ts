@@ -17,6 +17,7 @@ import { MiB } from "../http/body.js";
 import { notFoundHandler } from "../http/errors.js";
 import { authenticate, checkJsonContentType, readJson, shaped } from "../http/json-endpoint.js";
 import { apiRouter } from "../http/paths.js";
+import { stillWanted } from "../http/storage-watch.js";
 
 /** Policy IDs are UUIDs; anything else cannot name one (and would not cast). */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -95,6 +96,7 @@ export function tagPoliciesRoutes(deps: Deps): express.Router {
         // one names the tag as the validation messages name windows.
         if (updated === "tag-taken") throw badRequest(`Tag policy for '${next.tag}' already exists`);
         if (!updated) throw policyNotFound();
+        stillWanted(res);
         return updated;
       });
       res.status(200).json({ tagPolicy: policyJson(policy) });
