@@ -4,11 +4,12 @@
 // 10 s of Redis answering, oldest due first; while Redis is down every
 // /readyz answers 503 within a second, naming it. Redis frozen (it takes
 // commands and answers none): the scheduler's tick waiting on it logs that
-// it is still running, and once Redis wakes the trigger is sent once.
+// it is still running, sign-in (throttled through Redis) answers 503 in
+// time, and once Redis wakes the trigger is sent once.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { STILL_RUNNING_MS } from "../../services/scheduler/src/loop.js";
 import { executionsOf } from "../support/rows.js";
-import { backlog, copiesAfterOutage, deliveredOnce, figure, jsonLines, metric, oldestFirst, probe, readyzDown, type Rig, secondAfter, sentSoFar, sleep, startRig, until } from "./rig.js";
+import { backlog, copiesAfterOutage, deliveredOnce, figure, jsonLines, metric, oldestFirst, probe, readyzDown, type Rig, secondAfter, sentSoFar, sleep, startRig, UNAVAILABLE, until } from "./rig.js";
 
 let rig: Rig;
 
@@ -94,7 +95,9 @@ it("FLUSHALL while an executor is sending 40 attempts: each is recorded, and the
   expect(lines.filter((l) => l.level === "error")).toEqual([]);
 }, 60_000);
 
-it("Redis frozen as a trigger comes due: the tick waiting on it logs every 10 s that it is still running, naming what it finished, and shows in ttr_scheduler_tick_running_seconds; woken, the trigger is sent once", async () => {
+const signIn = () => rig.call("POST", "/auth/login", { "content-type": "application/json" }, JSON.stringify({ email: "nobody@example.com", password: "not-a-password" }));
+
+it("Redis frozen as a trigger comes due: the tick waiting on it logs every 10 s that it is still running, naming what it finished, and shows in ttr_scheduler_tick_running_seconds; sign-in answers 503 within 5 s; woken, the trigger is sent once", async () => {
   const [scheduler] = rig.of("scheduler");
   const at = secondAfter(1500);
   const due = new Map([["frozen/0", at]]);
@@ -109,6 +112,15 @@ it("Redis frozen as a trigger comes due: the tick waiting on it logs every 10 s 
     // what the TtrSchedulerTickStuck alert reads
     const running = await metric(scheduler!, "ttr_scheduler_tick_running_seconds");
     expect(running, "ttr_scheduler_tick_running_seconds of the waiting tick").toBeGreaterThanOrEqual(STILL_RUNNING_MS / 1000);
+    // sign-in, throttled through Redis, refuses rather than wait on it
+    const asked = Date.now();
+    const refused = await signIn();
+    const took = Date.now() - asked;
+    expect(took, "sign-in answered within 5 s").toBeLessThan(5000);
+    expect(refused.status).toBe(503);
+    expect(refused.json()).toEqual(UNAVAILABLE);
+    expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
+    figure("Redis frozen", "sign-in answered 503 in", took / 1000, "s");
   } finally {
     rig.redis.signal("SIGCONT");
   }
@@ -127,6 +139,8 @@ it("Redis frozen as a trigger comes due: the tick waiting on it logs every 10 s 
     expect(line.rounds).toBe(0);
   }
   const wokeAt = Date.now();
+  // the throttle answers again: a wrong password is refused as such
+  expect((await signIn()).status).toBe(401);
   const [arrived] = await deliveredOnce(rig, due, 10_000);
   figure("Redis frozen", "due trigger sent after Redis woke", (arrived! - wokeAt) / 1000, "s");
   expect(arrived! - wokeAt, "sent within 5 s of Redis waking").toBeLessThan(5000);

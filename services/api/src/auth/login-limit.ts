@@ -12,8 +12,9 @@
 //   against one password tried on many accounts.
 //
 // A success clears its email's counts (and gives its address its attempt
-// back). Emails are kept as hashes. With Redis down, sign-in answers 503
-// rather than go unthrottled.
+// back). Emails are kept as hashes. With Redis down, or not answering (a
+// frozen server keeps the connection open, and ioredis commands have no
+// time limit of their own), sign-in answers 503 rather than go unthrottled.
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
 import { unavailable } from "@ttr/core";
@@ -27,6 +28,22 @@ export interface ThrottleLimits {
 }
 
 export const LOGIN_LIMITS: ThrottleLimits = { windowMs: 15 * 60_000, pairMax: 10, accountFree: 10, addressMax: 100, maxBackoffMs: 15 * 60_000 };
+
+/** How long a throttle script may take before sign-in answers 503: Redis answers it in a millisecond. */
+export const REDIS_ANSWER_MS = 2000;
+
+/** `reply`, or 503 Unavailable when it has not come within REDIS_ANSWER_MS. */
+async function answered<T>(reply: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(unavailable()), REDIS_ANSWER_MS);
+  });
+  try {
+    return await Promise.race([reply, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** Waits up to `ms` for a client that is (re)connecting; false if it is not ready by then. */
 async function ready(redis: Redis, ms: number): Promise<boolean> {
@@ -100,11 +117,11 @@ export class LoginThrottle {
     if (!(await ready(this.redis, 1000))) throw unavailable();
     const { windowMs, pairMax, accountFree, addressMax, maxBackoffMs } = this.limits;
     const args = [this.now(), windowMs, pairMax, accountFree, addressMax, maxBackoffMs];
-    const waitMs = Number(await this.redis.eval(ATTEMPT, 3, ...this.keys(email, address), ...args));
+    const waitMs = Number(await answered(this.redis.eval(ATTEMPT, 3, ...this.keys(email, address), ...args)));
     return waitMs > 0 ? Math.max(1, Math.ceil(waitMs / 1000)) : 0;
   }
 
   async succeeded(email: string, address: string): Promise<void> {
-    await this.redis.eval(SUCCEEDED, 3, ...this.keys(email, address));
+    await answered(this.redis.eval(SUCCEEDED, 3, ...this.keys(email, address)));
   }
 }
