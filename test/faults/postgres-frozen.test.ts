@@ -5,9 +5,10 @@
 // instead of waiting for an answer that may never come, a transaction it
 // left waiting must not commit once the server resumes, and the api must
 // work again then. A request that is merely slow, on a server that answers,
-// must not be cut short.
+// must not be cut short. Triggers that fall due while it is frozen are sent
+// once each, soon after it resumes.
 import { expect, it } from "vitest";
-import { figure, sleep, UNAVAILABLE, until, useRig } from "./rig.js";
+import { deliveredOnce, figure, secondAfter, sleep, UNAVAILABLE, until, useRig } from "./rig.js";
 
 const theRig = useRig();
 
@@ -123,4 +124,25 @@ it("a /declare slowed by a lock, on a server that answers, waits and succeeds; o
   // the lock is the project's: a later /declare runs once the frozen one's transaction has ended
   expect((await declare("after-frozen-wait")).status).toBe(200);
   expect(await triggersTagged("frozen-wait")).toBe(0);
+}, 60_000);
+
+it("PostgreSQL frozen for 8 s while triggers fall due: each is sent once, none early, all within 5 s of the server resuming", async () => {
+  const rig = theRig();
+  const first = secondAfter(2000);
+  const due = new Map<string, Date>();
+  for (let i = 0; i < 60; i++) due.set(`due-while-frozen/${i}`, new Date(first.getTime() + Math.floor(i / 10) * 1000));
+  await Promise.all([...due].map(([p, at]) => rig.schedule(p, at)));
+  // frozen from the middle of the second second: four of the six seconds fall due while it is
+  await sleep(first.getTime() + 1500 - Date.now());
+  rig.pg.freeze(true);
+  try {
+    await sleep(8000);
+  } finally {
+    rig.pg.freeze(false);
+  }
+  const resumed = Date.now();
+  const arrivals = await deliveredOnce(rig, due, 20_000);
+  const last = Math.max(...arrivals);
+  expect(last - resumed, "the last trigger sent within 5 s of the server resuming").toBeLessThan(5000);
+  figure("PostgreSQL frozen", "triggers due while it was frozen, the last sent after it resumed", (last - resumed) / 1000, "s");
 }, 60_000);
