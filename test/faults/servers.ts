@@ -55,6 +55,12 @@ export interface PgServer {
   stop(mode?: "fast" | "immediate"): Promise<void>;
   /** stops (SIGSTOP) or resumes (SIGCONT) the server and every process of it: connections stay open and nothing answers, as when it hangs or the network drops packets */
   freeze(frozen: boolean): void;
+  /**
+   * makes every session read-only, open ones included (default_transaction_read_only,
+   * reloaded), or writable again: what connections that still reach a standby see,
+   * such as a primary demoted by a failover
+   */
+  readOnly(on: boolean): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -117,6 +123,16 @@ export async function startPostgres(): Promise<PgServer> {
         } catch {
           // a backend that ended meanwhile
         }
+      }
+    },
+    async readOnly(on) {
+      const client = new pg.Client({ connectionString: url("postgres") });
+      await client.connect();
+      try {
+        await client.query(`ALTER SYSTEM SET default_transaction_read_only = ${on ? "on" : "off"}`);
+        await client.query("SELECT pg_reload_conf()");
+      } finally {
+        await client.end();
       }
     },
     async close() {

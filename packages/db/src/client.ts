@@ -79,8 +79,19 @@ export const isUniqueViolation = (err: unknown): boolean => hasCode(err, "23505"
 const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "EPIPE"]);
 /** What Prisma's driver adapter calls the same. */
 const ADAPTER_KINDS = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections", "TlsConnectionError"]);
-/** SQLSTATEs of a server shutting down, starting or full (class 08 is any lost connection). */
-const SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300"]);
+/**
+ * SQLSTATEs of a server that cannot take the work now: shutting down or
+ * starting (57P0x), or read-only (25006: a standby, such as a former primary
+ * that connections still reach after a failover).
+ */
+const SQLSTATES = new Set(["25006", "57P01", "57P02", "57P03", "57P04", "57P05"]);
+/**
+ * Whole SQLSTATE classes of the same: 08 a lost connection, 28 credentials
+ * refused (a password rotated under a running service), 53 out of
+ * resources (disk full, out of memory, too many connections), 58 a failure
+ * of the server's system (I/O errors).
+ */
+const UNAVAILABLE_CLASSES = ["08", "28", "53", "58"];
 /**
  * node-postgres's own words for a lost or unobtainable connection, and
  * Prisma's for a transaction that found no free connection in time (P2028).
@@ -96,15 +107,20 @@ const PG_MESSAGES =
 export function isDatabaseUnavailable(err: unknown): boolean {
   for (const e of chain(err)) {
     const code = codeOf(e);
-    if (NETWORK_CODES.has(code) || SQLSTATES.has(code) || code.startsWith("08")) return true;
+    if (NETWORK_CODES.has(code) || SQLSTATES.has(code) || UNAVAILABLE_CLASSES.includes(code.slice(0, 2))) return true;
     if (typeof e.kind === "string" && ADAPTER_KINDS.has(e.kind)) return true;
     if (typeof e.message === "string" && PG_MESSAGES.test(e.message)) return true;
   }
   return false;
 }
 
-/** Errors of a connection that was never made: no statement reached the server. */
-const NOT_CONNECTED_CODES = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "57P03", "53300"]);
+/**
+ * Errors of a connection that was never made (no statement reached the
+ * server), or of a statement the server refused with an error of its own
+ * (read-only, credentials, out of resources), which rolled its transaction back.
+ */
+const NOT_CONNECTED_CODES = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "57P03", "25006"]);
+const NOT_COMMITTED_CLASSES = ["28", "53"];
 const NOT_CONNECTED_MESSAGES = /timeout exceeded when trying to connect|Unable to start a transaction in the given time/;
 
 /**
@@ -118,9 +134,22 @@ export function mayHaveCommitted(err: unknown): boolean {
   if (!isDatabaseUnavailable(err)) return false;
   for (const e of chain(err)) {
     // the driver adapter's name for ECONNREFUSED and ENOTFOUND
-    if (NOT_CONNECTED_CODES.has(codeOf(e)) || e.kind === "DatabaseNotReachable") return false;
+    const code = codeOf(e);
+    if (NOT_CONNECTED_CODES.has(code) || NOT_COMMITTED_CLASSES.includes(code.slice(0, 2)) || e.kind === "DatabaseNotReachable") return false;
     if (typeof e.message === "string" && NOT_CONNECTED_MESSAGES.test(e.message)) return false;
   }
+  return true;
+}
+
+/**
+ * The readiness probe's PostgreSQL check: it answers, and takes writes.
+ * A server that answers read-only (a standby, or a former primary that a
+ * failover demoted while connections still reach it) fails every write;
+ * the service must not be ready on it. Throws then, as for no answer.
+ */
+export async function dbTakesWrites(db: SqlRunner): Promise<boolean> {
+  const rows = await db.$queryRawUnsafe<Array<{ readOnly: string }>>(`SELECT current_setting('transaction_read_only') AS "readOnly"`);
+  if (rows[0]?.readOnly !== "off") throw new Error("PostgreSQL is read-only (a standby?): writes would fail");
   return true;
 }
 

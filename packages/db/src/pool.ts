@@ -8,7 +8,7 @@
 // SqlRunner interface, so the rest of the named statements work on it
 // unchanged.
 import pg from "pg";
-import { POOL_WAIT_MS } from "./client.js";
+import { isDatabaseUnavailable, POOL_WAIT_MS } from "./client.js";
 import { sql, type SqlRunner, type Transactional } from "./sql.js";
 
 export interface PgRunner extends SqlRunner, Transactional {
@@ -212,8 +212,10 @@ export function createPgRunner(databaseUrl: string, opts: PgRunnerOptions = {}):
         } catch (err) {
           // A statement that timed out (queryTimeoutMs) leaves its connection
           // waiting for that answer, behind which a ROLLBACK would wait too:
-          // it is closed. So is a connection that could not roll back.
-          if (isQueryTimeout(err)) broken(err as Error);
+          // it is closed. So is one whose server cannot take the work (a
+          // read-only one: the next connection may reach the new primary of
+          // a failover), and one that could not roll back.
+          if (isQueryTimeout(err) || isDatabaseUnavailable(err)) broken(err as Error);
           else await client.query("ROLLBACK").catch(broken);
           throw err;
         }

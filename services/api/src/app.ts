@@ -1,7 +1,7 @@
 // The api's express application: public endpoints, health and metrics.
 import express from "express";
 import { randomUUID } from "node:crypto";
-import { dbPing } from "@ttr/db";
+import { dbPing, dbTakesWrites } from "@ttr/db";
 import { handleOps, OutageLog, prom, redisPing, registerStoreProbes } from "@ttr/platform";
 import { AuthFailureBudget } from "./auth/failure-budget.js";
 import type { Deps } from "./deps.js";
@@ -60,7 +60,7 @@ export function createApp(deps: Deps): express.Express {
 
   // PostgreSQL is probed on the plain pg pool: one small statement, without
   // Prisma's query path, so a busy machine still answers within the probe's time.
-  const ready = { postgres: () => dbPing(deps.pg), redis: () => redisPing(deps.redis) };
+  const ready = { postgres: () => dbTakesWrites(deps.pg), redis: () => redisPing(deps.redis) };
   registerStoreProbes(deps.registry, ready);
   for (const path of ["/healthz", "/readyz", "/metrics"]) {
     app.get(path, async (req, res) => {

@@ -3,7 +3,7 @@
 // PostgreSQL.
 import { Worker } from "bullmq";
 import { ATTEMPT_QUEUE, ATTEMPTS_PER_JOB, attemptsOfJob } from "@ttr/core";
-import { createPgRunner } from "@ttr/db";
+import { createPgRunner, dbTakesWrites } from "@ttr/db";
 import { BackgroundWork, createLogger, createRedis, redisSettingsOf, createRegistry, OutageLog, RepeatLog, redisPing, startOpsServer, within } from "@ttr/platform";
 import { type ExecutorEnv, loadEnv } from "./env.js";
 import { createMetrics } from "./metrics.js";
@@ -86,7 +86,7 @@ const vanished = new RepeatLog(log, "queue jobs vanished from Redis while being 
 worker.on("error", (err) => (/Missing (key|lock) for job/.test(err.message) ? vanished.note(err) : workerOutage.failed(err)));
 worker.on("ready", () => workerOutage.recovered());
 
-const ops = await startOpsServer(env.METRICS_PORT, registry, { postgres: () => db.ping(), redis: () => redisPing(redis) });
+const ops = await startOpsServer(env.METRICS_PORT, registry, { postgres: () => dbTakesWrites(db), redis: () => redisPing(redis) });
 log.info("executor started", {
   metricsPort: env.METRICS_PORT,
   concurrency: env.EXECUTOR_CONCURRENCY,

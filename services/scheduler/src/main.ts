@@ -2,7 +2,7 @@
 // the loop only while it holds the leadership lease.
 import { Queue } from "bullmq";
 import { ATTEMPT_QUEUE } from "@ttr/core";
-import { createPgRunner, type NoticeReason, PARTITIONS_CHANNEL, queueDepth } from "@ttr/db";
+import { createPgRunner, dbTakesWrites, type NoticeReason, PARTITIONS_CHANNEL, queueDepth } from "@ttr/db";
 import { createLogger, createRedis, redisSettingsOf, createRegistry, redisPing, startOpsServer, within } from "@ttr/platform";
 import { PolicyAdmission } from "./admit.js";
 import { loadEnv } from "./env.js";
@@ -71,7 +71,7 @@ redis.on("ready", () => {
   redisWasDown = false;
 });
 
-const ops = await startOpsServer(env.METRICS_PORT, registry, { postgres: () => probes.ping(), redis: () => redisPing(redis) });
+const ops = await startOpsServer(env.METRICS_PORT, registry, { postgres: () => dbTakesWrites(probes), redis: () => redisPing(redis) });
 log.info("scheduler started", { metricsPort: env.METRICS_PORT, tickMs: env.SCHEDULER_TICK_MS, batchSize: env.SCHEDULER_BATCH_SIZE, retentionDays: env.TTR_RETENTION_DAYS });
 // standby or not: one that takes over later has its plans made
 loop.planStatements("start");
