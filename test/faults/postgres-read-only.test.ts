@@ -4,8 +4,10 @@
 // so no service is ready and every request that writes answers 503
 // Unavailable, not 500, having used no quota; reads still answer. Once the
 // server takes writes again, triggers that fell due meanwhile are sent,
-// once each.
+// once each, and an attempt that ended while it was read-only is recorded
+// as it ended.
 import { expect, it } from "vitest";
+import { settled } from "../support/rows.js";
 import { deliveredOnce, figure, readyzDown, secondAfter, sleep, UNAVAILABLE, until, useRig } from "./rig.js";
 
 const theRig = useRig();
@@ -51,4 +53,24 @@ it("PostgreSQL read-only: no service is ready, writes answer 503 Unavailable and
   expect(last - writable, "the last due trigger sent within 5 s of the server taking writes").toBeLessThan(5000);
   figure("PostgreSQL read-only", "due triggers, the last sent after the server took writes again", (last - writable) / 1000, "s");
   expect((await rig.call("GET", "/readyz")).status).toBe(200);
+}, 60_000);
+
+it("an attempt that ends while PostgreSQL is read-only is recorded once it takes writes, with its target's answer", async () => {
+  const rig = theRig();
+  const at = secondAfter(1500);
+  rig.target.on("/slow-answer", (_req, res) => setTimeout(() => res.writeHead(201).end("made"), 2500));
+  const triggerId = await rig.schedule("slow-answer", at);
+  // read-only from half a second into the attempt until well after its answer
+  await until(() => rig.target.hits("/slow-answer").length > 0, 10_000, "the attempt began");
+  await sleep(500);
+  await rig.pg.readOnly(true);
+  try {
+    await sleep(4000);
+  } finally {
+    await rig.pg.readOnly(false);
+  }
+  const [execution] = await settled(rig.db, triggerId, 1, 10_000);
+  expect(execution!.responseStatus).toBe(201);
+  expect(execution!.errorMessage).toBeNull();
+  expect(rig.target.hits("/slow-answer")).toHaveLength(1);
 }, 60_000);

@@ -1287,7 +1287,7 @@ export interface components {
                 "application/json": components["schemas"]["TooManyRequestsError"];
             };
         };
-        /** @description PostgreSQL or Redis does not answer (`Storage unavailable, try again`), or a dashboard read ran past its time limit. Nothing was changed; try again after Retry-After seconds. */
+        /** @description PostgreSQL or Redis does not answer, or PostgreSQL cannot take writes: read-only, out of disk (`Storage unavailable, try again`); or a dashboard read ran past its time limit. Nothing was changed, except that a write PostgreSQL had already received when it stopped answering may still take effect once it answers again; try again after Retry-After seconds. */
         Unavailable: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];

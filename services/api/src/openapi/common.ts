@@ -81,8 +81,9 @@ export const RESPONSES: Json = {
   },
   Unavailable: {
     description:
-      "PostgreSQL or Redis does not answer (`Storage unavailable, try again`), or a dashboard read ran past its time limit. " +
-      "Nothing was changed; try again after Retry-After seconds.",
+      "PostgreSQL or Redis does not answer, or PostgreSQL cannot take writes: read-only, out of disk (`Storage unavailable, try again`); " +
+      "or a dashboard read ran past its time limit. Nothing was changed, except that a write PostgreSQL had already received " +
+      "when it stopped answering may still take effect once it answers again; try again after Retry-After seconds.",
     headers: { "Retry-After": ref("RetryAfter", "headers") },
     content: json(ref("UnavailableError")),
   },
