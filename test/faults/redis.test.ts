@@ -5,7 +5,9 @@
 // /readyz answers 503 within a second, naming it. Redis frozen (it takes
 // commands and answers none): the scheduler's tick waiting on it logs that
 // it is still running, sign-in (throttled through Redis) answers 503 in
-// time, and once Redis wakes the trigger is sent once.
+// time, and once Redis wakes the trigger is sent once. Redis full (it
+// refuses writes): the same, with one log line for the outage.
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { STILL_RUNNING_MS } from "../../services/scheduler/src/loop.js";
 import { executionsOf } from "../support/rows.js";
@@ -144,4 +146,36 @@ it("Redis frozen as a trigger comes due: the tick waiting on it logs every 10 s 
   const [arrived] = await deliveredOnce(rig, due, 10_000);
   figure("Redis frozen", "due trigger sent after Redis woke", (arrived! - wokeAt) / 1000, "s");
   expect(arrived! - wokeAt, "sent within 5 s of Redis waking").toBeLessThan(5000);
+}, 60_000);
+
+it("Redis full (maxmemory reached, noeviction): sign-in answers 503, the scheduler logs the outage once, not once per tick; with room again, the triggers due meanwhile are sent once each within 10 s", async () => {
+  const admin = new Redis(rig.redis.url);
+  const [scheduler] = rig.of("scheduler");
+  const first = secondAfter(2000);
+  const due = new Map<string, Date>();
+  for (let i = 0; i < 20; i++) due.set(`full/${i}`, new Date(first.getTime() + Math.floor(i / 10) * 1000));
+  await Promise.all([...due].map(([p, at]) => rig.schedule(p, at)));
+  const fullAt = Date.now();
+  await admin.config("SET", "maxmemory-policy", "noeviction");
+  await admin.config("SET", "maxmemory", "1");
+  try {
+    await sleep(first.getTime() + 3000 - Date.now());
+    const refused = await signIn();
+    expect(refused.status).toBe(503);
+    expect(refused.json()).toEqual(UNAVAILABLE);
+    expect(sentSoFar(rig, "full"), "sent while Redis was full").toBe(0);
+  } finally {
+    await admin.config("SET", "maxmemory", "0");
+  }
+  const roomAt = Date.now();
+  const arrivals = await deliveredOnce(rig, due, 20_000);
+  const last = Math.max(...arrivals);
+  expect(last - roomAt, "every due trigger sent within 10 s of Redis taking writes").toBeLessThan(10_000);
+  figure("Redis full", "due triggers, the last sent after Redis had room again", (last - roomAt) / 1000, "s");
+  const lines = jsonLines(scheduler!).filter((l) => Date.parse(String(l.timestamp)) >= fullAt);
+  expect(lines.filter((l) => l.message === "scheduler tick failed"), "tick failures logged one by one").toEqual([]);
+  expect(lines.filter((l) => l.message === "redis unavailable").length).toBe(1);
+  expect(lines.filter((l) => l.message === "redis available again").length).toBe(1);
+  expect((await signIn()).status).toBe(401);
+  await admin.quit();
 }, 60_000);

@@ -38,3 +38,19 @@ export async function redisPing(redis: Redis): Promise<boolean> {
   if (redis.status !== "ready") return false;
   return (await redis.ping()) === "PONG";
 }
+
+/**
+ * Replies of a Redis that cannot take the work now, rather than of a wrong
+ * command: out of memory under `noeviction`, a replica (read-only, as after
+ * a failover), loading its data after a restart, busy with a script, no
+ * reachable master or replicas. Each passes once Redis recovers.
+ */
+const UNAVAILABLE_REPLIES = /^(OOM|READONLY|LOADING|BUSY|MASTERDOWN|NOREPLICAS|CLUSTERDOWN|TRYAGAIN)\b/;
+/** ioredis's and the socket's words for a connection lost or not made. */
+const CONNECTION_ERRORS = /Connection is closed|Stream isn't writeable|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENOTFOUND/;
+
+/** Whether `err` says Redis cannot take work now (an outage), not that a command was wrong. */
+export function isRedisUnavailable(err: unknown): boolean {
+  const message = err instanceof Error ? err.message : String(err);
+  return UNAVAILABLE_REPLIES.test(message) || CONNECTION_ERRORS.test(message);
+}

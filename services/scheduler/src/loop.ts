@@ -3,7 +3,7 @@
 // second is claimed right after that second starts: never before it
 // (docs/concepts.md), and usually within milliseconds.
 import { countHeld, countHeldByTag, isDatabaseUnavailable, LeaseLost, nextPlannedAt, planLoopStatements } from "@ttr/db";
-import { OutageLog } from "@ttr/platform";
+import { isRedisUnavailable, OutageLog } from "@ttr/platform";
 import type { Deps } from "./deps.js";
 import { HELD_TAGS_SHOWN } from "./metrics.js";
 import { dispatchBatch, dispatchHeld, requeueLost, STALE_AFTER_MS } from "./dispatch.js";
@@ -54,6 +54,8 @@ export class SchedulerLoop {
   /** when the planned tick's timer should fire (Date.now() time) */
   private timerDue = 0;
   private readonly outage: OutageLog;
+  /** Redis refusing the tick's work (full, read-only, loading): logged when it starts and when it ends */
+  private readonly redisOutage: OutageLog;
   /** the steps of the running tick's firing work, then of its sweeps */
   private current: { phase: "firing" | "sweeps"; steps: StepTimer } | null = null;
   /** the running tick's own timer (kept through its sweeps), null between ticks */
@@ -65,6 +67,7 @@ export class SchedulerLoop {
 
   constructor(private readonly deps: Deps) {
     this.outage = new OutageLog(deps.log, "postgres", { connection: "ttr-scheduler" });
+    this.redisOutage = new OutageLog(deps.log, "redis", { connection: "ttr-scheduler" });
   }
 
   start(): void {
@@ -203,6 +206,7 @@ export class SchedulerLoop {
       steps.report(this.deps.log, "slow scheduler tick", this.deps.env.SCHEDULER_SLOW_TICK_MS, { lateMs, fullTags: full.size });
       await this.sweeps(new Date());
       this.outage.recovered();
+      this.redisOutage.recovered();
     } catch (err) {
       this.failed(err);
     } finally {
@@ -273,7 +277,8 @@ export class SchedulerLoop {
   /**
    * A tick that failed: whatever it had enqueued may be lost, so the queue
    * is checked at the next one. A lost lease is the leadership's to report;
-   * a database that is down is logged once, when it goes and when it is back.
+   * a database that is down, or a Redis that refuses the work, is logged
+   * once, when it goes and when it is back.
    */
   private failed(err: unknown): void {
     // Also an error of a replica that was frozen past its lease: the server
@@ -281,6 +286,7 @@ export class SchedulerLoop {
     if (err instanceof LeaseLost || !this.deps.lease.held()) return;
     this.deps.recovery.request("a tick failed");
     if (isDatabaseUnavailable(err)) this.outage.failed(err);
+    else if (isRedisUnavailable(err)) this.redisOutage.failed(err);
     else this.deps.log.error("scheduler tick failed", { error: (err as Error).stack ?? String(err) });
   }
 }

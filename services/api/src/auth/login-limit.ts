@@ -12,12 +12,14 @@
 //   against one password tried on many accounts.
 //
 // A success clears its email's counts (and gives its address its attempt
-// back). Emails are kept as hashes. With Redis down, or not answering (a
+// back). Emails are kept as hashes. With Redis down, not answering (a
 // frozen server keeps the connection open, and ioredis commands have no
-// time limit of their own), sign-in answers 503 rather than go unthrottled.
+// time limit of their own) or refusing writes (full, read-only), sign-in
+// answers 503 rather than go unthrottled.
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
 import { unavailable } from "@ttr/core";
+import { isRedisUnavailable } from "@ttr/platform";
 
 export interface ThrottleLimits {
   windowMs: number;
@@ -32,7 +34,10 @@ export const LOGIN_LIMITS: ThrottleLimits = { windowMs: 15 * 60_000, pairMax: 10
 /** How long a throttle script may take before sign-in answers 503: Redis answers it in a millisecond. */
 export const REDIS_ANSWER_MS = 2000;
 
-/** `reply`, or 503 Unavailable when it has not come within REDIS_ANSWER_MS. */
+/**
+ * `reply`, or 503 Unavailable when it has not come within REDIS_ANSWER_MS
+ * or Redis refused the work (full, read-only, loading: isRedisUnavailable).
+ */
 async function answered<T>(reply: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
@@ -40,6 +45,8 @@ async function answered<T>(reply: Promise<T>): Promise<T> {
   });
   try {
     return await Promise.race([reply, late]);
+  } catch (err) {
+    throw isRedisUnavailable(err) ? unavailable() : err;
   } finally {
     clearTimeout(timer);
   }
