@@ -10,7 +10,7 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { STILL_RUNNING_MS } from "../../services/scheduler/src/loop.js";
-import { executionsOf } from "../support/rows.js";
+import { executionsOf, settled } from "../support/rows.js";
 import { backlog, copiesAfterOutage, deliveredOnce, figure, jsonLines, metric, oldestFirst, probe, readyzDown, type Rig, secondAfter, sentSoFar, sleep, startRig, UNAVAILABLE, until } from "./rig.js";
 
 let rig: Rig;
@@ -178,4 +178,30 @@ it("Redis full (maxmemory reached, noeviction): sign-in answers 503, the schedul
   expect(lines.filter((l) => l.message === "redis available again").length).toBe(1);
   expect((await signIn()).status).toBe(401);
   await admin.quit();
+}, 60_000);
+
+it("an attempt of a tagged trigger that ends while Redis is full is recorded and logged as usual, and the refused admission bookkeeping is one outage line", async () => {
+  const admin = new Redis(rig.redis.url);
+  const [executor] = rig.of("executor");
+  rig.target.on("/tagged-slow", (_req, res) => setTimeout(() => res.writeHead(201).end("made"), 2500));
+  const at = secondAfter(1500);
+  const res = await rig.call("POST", "/schedule", { "ttr-api-key": rig.apiKey, "ttr-url": `${rig.target.base}/tagged-slow`, "ttr-scheduled-at": at.toISOString(), "ttr-tags": "slow" });
+  expect(res.status).toBe(200);
+  const triggerId = res.json<{ triggerId: string }>().triggerId;
+  await until(() => rig.target.hits("/tagged-slow").length > 0, 10_000, "the attempt began");
+  const fullAt = Date.now();
+  await admin.config("SET", "maxmemory-policy", "noeviction");
+  await admin.config("SET", "maxmemory", "1");
+  try {
+    const [execution] = await settled(rig.db, triggerId, 1, 10_000);
+    expect(execution!.responseStatus).toBe(201);
+    await until(() => jsonLines(executor!).some((l) => l.message === "attempt" && l.triggerId === triggerId), 5000, "the attempt's log line");
+  } finally {
+    await admin.config("SET", "maxmemory", "0");
+    await admin.quit();
+  }
+  const lines = jsonLines(executor!).filter((l) => Date.parse(String(l.timestamp)) >= fullAt);
+  expect(lines.filter((l) => /recording an attempt's outcome failed/.test(String(l.message))), "an attempt recorded, reported as failed to record").toEqual([]);
+  expect(lines.find((l) => l.message === "attempt" && l.triggerId === triggerId)?.recorded).toBe(true);
+  expect(lines.some((l) => l.message === "redis unavailable" && l.connection === "ttr-executor")).toBe(true);
 }, 60_000);

@@ -52,5 +52,8 @@ const CONNECTION_ERRORS = /Connection is closed|Stream isn't writeable|ECONNREFU
 /** Whether `err` says Redis cannot take work now (an outage), not that a command was wrong. */
 export function isRedisUnavailable(err: unknown): boolean {
   const message = err instanceof Error ? err.message : String(err);
-  return UNAVAILABLE_REPLIES.test(message) || CONNECTION_ERRORS.test(message);
+  if (UNAVAILABLE_REPLIES.test(message) || CONNECTION_ERRORS.test(message)) return true;
+  // a MULTI that Redis discarded (EXECABORT): the reasons are its commands' own
+  const previous = (err as { previousErrors?: unknown } | null)?.previousErrors;
+  return Array.isArray(previous) && previous.some(isRedisUnavailable);
 }

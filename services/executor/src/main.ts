@@ -50,6 +50,7 @@ const deps = {
   log,
   metrics,
   dbOutage,
+  redisOutage: new OutageLog(log, "redis", { connection: "ttr-executor" }),
   sign,
   notifier,
   recordings: new BackgroundWork(),

@@ -15,7 +15,7 @@ import {
   type StartedAttempt,
   startAttempts,
 } from "@ttr/db";
-import { type BackgroundWork, Batcher, type Logger, markEnded, markStarted, type OutageLog } from "@ttr/platform";
+import { type BackgroundWork, Batcher, isRedisUnavailable, type Logger, markEnded, markStarted, type OutageLog } from "@ttr/platform";
 import type { Redis } from "ioredis";
 import type { ExecutorEnv } from "./env.js";
 import type { Metrics } from "./metrics.js";
@@ -36,6 +36,8 @@ export interface WorkerDeps {
   metrics: Metrics;
   /** PostgreSQL outages, logged once each */
   dbOutage: OutageLog;
+  /** Redis refusing the attempts' admission bookkeeping (full, read-only), logged once per outage */
+  redisOutage: OutageLog;
   /** the webhook headers of attempts whose policies say to sign */
   sign: Signer;
   /** dead-letter notifications, sent beside the attempts */
@@ -65,6 +67,23 @@ export async function whileDatabaseDown<T>(outage: OutageLog, fn: () => Promise<
       outage.failed(err);
       await new Promise((r) => setTimeout(r, pause));
     }
+  }
+}
+
+/**
+ * The attempt's start and end on its tags' admission counts in Redis. When
+ * Redis refuses them (full, read-only) the attempt is still sent and
+ * recorded: PostgreSQL holds what is in flight, and the scheduler brings
+ * the counts back in line with it within seconds (reconcile, admit.ts).
+ * A Redis that does not answer is waited for, as every queue step is.
+ */
+async function bookkeeping(deps: WorkerDeps, step: Promise<void>): Promise<void> {
+  try {
+    await step;
+    deps.redisOutage.recovered();
+  } catch (err) {
+    if (!isRedisUnavailable(err)) throw err;
+    deps.redisOutage.failed(err);
   }
 }
 
@@ -164,7 +183,7 @@ async function startAndSend(deps: WorkerDeps, job: AttemptJob): Promise<SentAtte
   const started = await whileDatabaseDown(deps.dbOutage, () => start(deps, job));
   if (!started) return null;
   const sentAt = Date.now();
-  await markStarted(deps.redis, deps.env.TTR_REDIS_PREFIX, started.projectId, started.tags, started.executionId, sentAt);
+  await bookkeeping(deps, markStarted(deps.redis, deps.env.TTR_REDIS_PREFIX, started.projectId, started.tags, started.executionId, sentAt));
   if (started.triggeredBy === "scheduler") deps.metrics.lateness.observe((sentAt - started.scheduledAt.getTime()) / 1000);
   deps.metrics.inFlight.inc();
   try {
@@ -211,7 +230,7 @@ async function recordOutcome(deps: WorkerDeps, { started, result, sentAt }: Sent
   // Objects here are written out rather than spread with more fields added,
   // which costs V8 (Node 20) far more per attempt (packages/core/src/declare.ts).
   const { recorded, retryExecutionId } = await whileDatabaseDown(deps.dbOutage, () => deps.batches.finish.call({ executionId, partDay: started.partDay, record }));
-  await markEnded(deps.redis, deps.env.TTR_REDIS_PREFIX, started.projectId, started.tags, executionId);
+  await bookkeeping(deps, markEnded(deps.redis, deps.env.TTR_REDIS_PREFIX, started.projectId, started.tags, executionId));
   if (recorded && record.isDeadLetter) {
     deps.metrics.deadLetters.inc();
     deps.notifier.deadLetter(started);
