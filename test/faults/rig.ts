@@ -29,6 +29,8 @@ export interface RigOptions {
   redisPersist?: boolean;
   env?: Record<string, string>;
   quota?: number;
+  /** the services' DATABASE_URL, given the rig's server (a proxy in front of it, say); its own URL when not given */
+  databaseUrl?: (server: PgServer) => Promise<string>;
 }
 
 export interface Rig {
@@ -69,7 +71,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
   await applyMigrations(pgServer.url());
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "",
-    DATABASE_URL: pgServer.url(),
+    DATABASE_URL: opts.databaseUrl ? await opts.databaseUrl(pgServer) : pgServer.url(),
     REDIS_URL: redis.url,
     TTR_REDIS_PREFIX: "ttr",
     LOG_LEVEL: "info",

@@ -61,25 +61,35 @@ export interface PgServer {
    * such as a primary demoted by a failover
    */
   readOnly(on: boolean): Promise<void>;
+  /** a standby (startPostgres with standbyOf) becomes a primary, as in a failover */
+  promote(): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function startPostgres(): Promise<PgServer> {
+/**
+ * A server of its own, started. With `standbyOf`, a streaming standby of
+ * that (running) server instead: a base backup of it, following its WAL,
+ * read-only until promoted.
+ */
+export async function startPostgres(opts: { standbyOf?: PgServer } = {}): Promise<PgServer> {
   const bin = postgresBin();
   const user = asPostgresUser();
   const dir = mkdtempSync(path.join(os.tmpdir(), "ttr-fault-pg-"));
   const data = path.join(dir, "data");
-  mkdirSync(data);
+  mkdirSync(data, { mode: 0o700 });
   if (user) {
     chmodSync(dir, 0o755);
     chownSync(data, user.uid, user.gid);
   }
   const run = (program: string, args: string[]) =>
     spawn(path.join(bin, program), args, { stdio: "ignore", ...(user ? { uid: user.uid, gid: user.gid } : {}), env: { PATH: process.env.PATH ?? "", LANG: "C" } });
+  const primary = opts.standbyOf;
+  const made = primary
+    ? run("pg_basebackup", ["-h", "127.0.0.1", "-p", String(primary.port), "-U", "postgres", "-D", data, "-R", "-X", "stream", "-c", "fast", "--no-sync"])
+    : run("initdb", ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
   await new Promise<void>((resolve, reject) => {
-    const init = run("initdb", ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
-    init.once("error", reject);
-    init.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`initdb exited ${code}`))));
+    made.once("error", reject);
+    made.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${primary ? "pg_basebackup" : "initdb"} exited ${code}`))));
   });
   const port = await freePort();
   const url = (name = "ttr") => `postgresql://postgres@127.0.0.1:${port}/${name}`;
@@ -135,6 +145,15 @@ export async function startPostgres(): Promise<PgServer> {
         await client.end();
       }
     },
+    async promote() {
+      const client = new pg.Client({ connectionString: url("postgres") });
+      await client.connect();
+      try {
+        await client.query("SELECT pg_promote(true, 30)");
+      } finally {
+        await client.end();
+      }
+    },
     async close() {
       server.freeze(false);
       await server.stop("immediate").catch(() => {});
@@ -142,6 +161,7 @@ export async function startPostgres(): Promise<PgServer> {
     },
   };
   await server.start();
+  if (primary) return server;
   const admin = new pg.Client({ connectionString: url("postgres") });
   await admin.connect();
   await admin.query("CREATE DATABASE ttr");
