@@ -8,7 +8,7 @@
 // must not be cut short. Triggers that fall due while it is frozen are sent
 // once each, soon after it resumes.
 import { expect, it } from "vitest";
-import { deliveredOnce, figure, secondAfter, sleep, UNAVAILABLE, until, useRig } from "./rig.js";
+import { deliveredOnce, figure, jsonLines, secondAfter, sleep, UNAVAILABLE, until, useRig } from "./rig.js";
 
 const theRig = useRig();
 
@@ -29,17 +29,42 @@ const declare = (tag: string) => {
   return rig.call("POST", "/declare", json(), JSON.stringify({ tag, items: [{ url: `${rig.target.base}/${tag}`, scheduledAt: "now | add 1h", customKey: tag }] }));
 };
 
-/** Holds the project's /declare lock (declare_lock_project.sql) for `ms` in a transaction of its own. */
-const holdDeclareLock = (ms: number) => {
-  const rig = theRig();
-  return rig.db.$transaction(
+/** Runs `sql` (a lock) in a transaction of its own, then holds it for `ms`. */
+const holdLock = (ms: number, sql: string, ...values: unknown[]) =>
+  theRig().db.$transaction(
     async (tx) => {
-      await tx.$queryRawUnsafe("SELECT pg_advisory_xact_lock(hashtextextended('declare:' || $1, 0))::text", rig.projectId);
+      await tx.$queryRawUnsafe(sql, ...values);
       await sleep(ms);
     },
     { timeout: 60_000 },
   );
-};
+
+/** Holds the project's /declare lock (declare_lock_project.sql) for `ms`. */
+const holdDeclareLock = (ms: number) => holdLock(ms, "SELECT pg_advisory_xact_lock(hashtextextended('declare:' || $1, 0))::text", theRig().projectId);
+
+/**
+ * Sends a request that `held` keeps waiting on a lock (held 3 s), freezes
+ * the server a second later until the request is answered, then lets the
+ * lock go: the answer, and how long it took.
+ */
+async function frozenWhileWaiting(hold: () => Promise<unknown>, send: () => ReturnType<typeof declare>) {
+  const rig = theRig();
+  const held = hold();
+  await sleep(200);
+  const asked = Date.now();
+  const pending = send();
+  await sleep(1000);
+  rig.pg.freeze(true);
+  let res: Awaited<typeof pending>;
+  try {
+    res = await pending;
+  } finally {
+    rig.pg.freeze(false);
+  }
+  const took = Date.now() - asked;
+  await held;
+  return { res, took };
+}
 
 const triggersTagged = async (tag: string) => {
   const rig = theRig();
@@ -94,7 +119,7 @@ it("a /declare slowed by a lock, on a server that answers, waits and succeeds; o
   // slow: the project's /declare lock held for 6 s, well past the watch's checks
   const held = holdDeclareLock(6000);
   await sleep(200);
-  let asked = Date.now();
+  const asked = Date.now();
   const slow = await declare("slow-declare");
   const slowTook = Date.now() - asked;
   await held;
@@ -103,27 +128,32 @@ it("a /declare slowed by a lock, on a server that answers, waits and succeeds; o
   expect(await triggersTagged("slow-declare")).toBe(1);
 
   // frozen: the same wait, and the server stops answering during it
-  const heldAgain = holdDeclareLock(3000);
-  await sleep(200);
-  asked = Date.now();
-  const pending = declare("frozen-wait");
-  await sleep(1000);
-  rig.pg.freeze(true);
-  let frozen: Awaited<typeof pending>;
-  try {
-    frozen = await pending;
-  } finally {
-    rig.pg.freeze(false);
-  }
-  const took = Date.now() - asked;
+  const { res: frozen, took } = await frozenWhileWaiting(() => holdDeclareLock(3000), () => declare("frozen-wait"));
   expect(took).toBeLessThan(5000);
   expect(frozen.status).toBe(503);
   expect(frozen.json()).toEqual(UNAVAILABLE);
   figure("PostgreSQL frozen", "/declare waiting on a lock when the server froze answered 503 in", took / 1000, "s");
-  await heldAgain;
   // the lock is the project's: a later /declare runs once the frozen one's transaction has ended
   expect((await declare("after-frozen-wait")).status).toBe(200);
   expect(await triggersTagged("frozen-wait")).toBe(0);
+  // every line JSON (jsonLines), and no request taken for a bug, the abandoned one included
+  for (const s of rig.services) expect(jsonLines(s).filter((l) => l.level === "error"), `${s.name}: error lines`).toEqual([]);
+}, 60_000);
+
+it("a POST /tag-policies waiting on its policy's row when the server freezes answers 503 within 5 s, and the policy is unchanged once the server resumes", async () => {
+  const rig = theRig();
+  const post = (maxConcurrent: number) => rig.call("POST", "/tag-policies", json(), JSON.stringify({ tag: "row-held", maxConcurrent }));
+  expect((await post(1)).status).toBe(200);
+  const lockRow = () => holdLock(3000, "SELECT id::text FROM tag_policies WHERE project_id = $1::uuid AND tag = 'row-held' FOR UPDATE", rig.projectId);
+  const { res, took } = await frozenWhileWaiting(lockRow, () => post(7));
+  expect(took).toBeLessThan(5000);
+  expect(res.status).toBe(503);
+  expect(res.json()).toEqual(UNAVAILABLE);
+  figure("PostgreSQL frozen", "POST /tag-policies waiting on its row when the server froze answered 503 in", took / 1000, "s");
+  // its write, let through once the row was free, rolled back
+  await sleep(500);
+  const policies = (await rig.call("GET", "/tag-policies", { "ttr-api-key": rig.apiKey })).json<{ tagPolicies: Array<{ tag: string; maxConcurrent: number }> }>();
+  expect(policies.tagPolicies.find((p) => p.tag === "row-held")?.maxConcurrent).toBe(1);
 }, 60_000);
 
 it("PostgreSQL frozen for 8 s while triggers fall due: each is sent once, none early, all within 5 s of the server resuming", async () => {

@@ -12,6 +12,7 @@
 // marked abandoned: a transaction of it that gets as far as its end once
 // the server answers again rolls back instead of committing (stillWanted).
 import type { RequestHandler, Response } from "express";
+import type { SqlRunner } from "@ttr/db";
 
 /** How long a request waits before the watch asks whether PostgreSQL answers, and again after each yes. */
 export const WATCH_EVERY_MS = 2500;
@@ -20,6 +21,7 @@ export const WATCH_EVERY_MS = 2500;
 export const PROBE_MS = 1500;
 
 const ABANDONED = "storageWatchAnswered";
+const OWN_BOUNDS = "storageWatchNotNeeded";
 
 /** Thrown inside a transaction whose request the watch has already answered, so that it rolls back. */
 export class Abandoned extends Error {
@@ -28,27 +30,55 @@ export class Abandoned extends Error {
   }
 }
 
+/** Marks a request whose storage calls have bounds of their own and which answers its own 503: the watch leaves it alone. */
+export function ownBounds(res: Response): void {
+  res.locals[OWN_BOUNDS] = true;
+}
+
 /** Call at the end of a transaction's work, before its commit: throws Abandoned when the request was answered meanwhile. */
 export function stillWanted(res: Response): void {
   if (res.locals[ABANDONED] === true) throw new Abandoned();
 }
 
+/**
+ * Runs a write in a transaction of its own that commits only if the
+ * request is still unanswered at its end: a single statement that waited
+ * out a frozen server would otherwise take effect after its 503.
+ */
+export function writeUnlessAnswered<T>(db: TransactionalWithTimeout, res: Response, write: (tx: SqlRunner) => Promise<T>): Promise<T> {
+  return db.$transaction(
+    async (tx) => {
+      const done = await write(tx);
+      stillWanted(res);
+      return done;
+    },
+    // a 10,000-row dead-letter replay may take a while; Prisma's own limit is 5 s
+    { timeout: 60_000 },
+  );
+}
+
+/** Prisma's client: a transaction with a time limit of its own choosing. */
+interface TransactionalWithTimeout {
+  $transaction<T>(fn: (tx: SqlRunner) => Promise<T>, options: { timeout: number }): Promise<T>;
+}
+
 export interface StorageWatch {
-  /** whether PostgreSQL answers a trivial statement now; bounded here by PROBE_MS */
-  answers(): Promise<boolean>;
+  /** asks PostgreSQL a trivial statement now: resolves once it answers, whatever it answers; bounded here by PROBE_MS */
+  answers(): Promise<unknown>;
   /** writes the 503 of a storage outage (the same as a failed statement's) */
   unavailable(res: Response): void;
 }
 
 export function watchStorage(watch: StorageWatch): RequestHandler {
-  const probe = oneAtATime(() => withinProbeTime(watch.answers()));
+  const probe = oneAtATime(() => heardWithinProbeTime(watch.answers()));
   return (_req, res, next) => {
     let timer: NodeJS.Timeout | undefined;
     let done = false;
     const check = () => {
-      void probe().then((ok) => {
-        if (done || res.headersSent) return;
-        if (ok) {
+      if (res.locals[OWN_BOUNDS] === true) return;
+      void probe().then((heard) => {
+        if (done || res.headersSent || res.locals[OWN_BOUNDS] === true) return;
+        if (heard) {
           timer = setTimeout(check, WATCH_EVERY_MS);
           return;
         }
@@ -76,10 +106,18 @@ function oneAtATime(run: () => Promise<boolean>): () => Promise<boolean> {
   };
 }
 
-function withinProbeTime(answer: Promise<boolean>): Promise<boolean> {
+/** node-postgres giving up by itself (query_timeout, connectionTimeoutMillis): the server said nothing. */
+const CLIENT_GAVE_UP = /Query read timeout|timeout exceeded when trying to connect|Connection terminated due to connection timeout/;
+
+/** Whether the server said anything (an answer, an error of its own, a refused connection) within PROBE_MS. */
+function heardWithinProbeTime(answer: Promise<unknown>): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => {
+  const silent = new Promise<boolean>((resolve) => {
     timer = setTimeout(() => resolve(false), PROBE_MS);
   });
-  return Promise.race([answer.catch(() => false), late]).finally(() => clearTimeout(timer));
+  const heard = answer.then(
+    () => true,
+    (err: unknown) => !CLIENT_GAVE_UP.test(err instanceof Error ? err.message : String(err)),
+  );
+  return Promise.race([heard, silent]).finally(() => clearTimeout(timer));
 }

@@ -5,6 +5,7 @@ import { cancelOne } from "@ttr/db";
 import type { Deps } from "../deps.js";
 import { projectForKey } from "../auth/api-key.js";
 import { header, missingKeyReason, textHeader } from "../http/headers.js";
+import { ownBounds } from "../http/storage-watch.js";
 
 /** An empty value counts as not sent. */
 function nonEmpty(value: string | undefined): string | undefined {
@@ -13,6 +14,7 @@ function nonEmpty(value: string | undefined): string | undefined {
 
 export function cancelRoute(deps: Deps) {
   return async (req: Request, res: Response): Promise<void> => {
+    ownBounds(res); // one statement on the request pool, bounded there
     if (req.headers["ttr-api-key"] === undefined) throw emptyBadRequest(missingKeyReason(req));
     const triggerId = nonEmpty(header(req, "ttr-trigger-id"));
     const customKey = nonEmpty(textHeader(req, "ttr-custom-key"));

@@ -19,6 +19,7 @@ import type { Keyset } from "@ttr/db";
 import type { Deps } from "../deps.js";
 import { readerOf, requireReader } from "../auth/reader.js";
 import { apiRouter } from "../http/paths.js";
+import { writeUnlessAnswered } from "../http/storage-watch.js";
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 500;
@@ -52,7 +53,7 @@ const cursorParam = (req: Request): Keyset | null => {
 
 function sendAgainRoute(deps: Deps, action: "replay" | "retry") {
   return async (req: Request, res: Response): Promise<void> => {
-    const execution = await d.sendAgain(deps.db, readerOf(res).projectId, String(req.params.id), action);
+    const execution = await writeUnlessAnswered(deps.db, res, (tx) => d.sendAgain(tx, readerOf(res).projectId, String(req.params.id), action));
     res.status(202).json({ execution });
   };
 }

@@ -14,6 +14,7 @@ import { MiB } from "../http/body.js";
 import { notFoundHandler } from "../http/errors.js";
 import { authenticate, checkJsonContentType, readJson, shaped } from "../http/json-endpoint.js";
 import { apiRouter } from "../http/paths.js";
+import { writeUnlessAnswered } from "../http/storage-watch.js";
 
 interface BulkBody {
   tag?: string;
@@ -38,7 +39,7 @@ function bulkRoute(deps: Deps, action: DeadLetterAction) {
     const body = shaped(bulkBody, await readJson(req, MiB, "1 MiB"));
     const { projectId } = await authenticate(deps, req, { session: true });
     const selection = deadLetterSelection(body);
-    res.status(200).json(await deadLettersInBulk(deps.db, projectId, action, selection, body.dryRun === true));
+    res.status(200).json(await writeUnlessAnswered(deps.db, res, (tx) => deadLettersInBulk(tx, projectId, action, selection, body.dryRun === true)));
   };
 }
 

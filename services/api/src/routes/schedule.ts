@@ -8,11 +8,14 @@ import type { Deps } from "../deps.js";
 import { ApiKeys } from "../auth/api-key.js";
 import { MiB, readBody } from "../http/body.js";
 import { header, missingKeyReason, textHeader } from "../http/headers.js";
+import { ownBounds } from "../http/storage-watch.js";
 import type { Scheduling } from "../schedule/call.js";
 
 export function scheduleRoute(deps: Deps, scheduling: Scheduling) {
   const keys = new ApiKeys(deps.pg);
   return async (req: Request, res: Response): Promise<void> => {
+    // bounded by the request pool, waiting out a restart on purpose (schedule/inserts.ts)
+    ownBounds(res);
     const now = new Date();
     const apiKey = header(req, "ttr-api-key");
     const url = textHeader(req, "ttr-url");

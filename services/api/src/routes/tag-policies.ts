@@ -17,7 +17,7 @@ import { MiB } from "../http/body.js";
 import { notFoundHandler } from "../http/errors.js";
 import { authenticate, checkJsonContentType, readJson, shaped } from "../http/json-endpoint.js";
 import { apiRouter } from "../http/paths.js";
-import { stillWanted } from "../http/storage-watch.js";
+import { stillWanted, writeUnlessAnswered } from "../http/storage-watch.js";
 
 /** Policy IDs are UUIDs; anything else cannot name one (and would not cast). */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -74,7 +74,7 @@ export function tagPoliciesRoutes(deps: Deps): express.Router {
     .post(async (req: Request, res: Response) => {
       const body = shaped(policyCreateBody, await jsonBody(req));
       const { projectId } = await authenticate(deps, req, AUTH);
-      const policy = await upsertPolicy(deps.db, projectId, checkPolicy(body, null));
+      const policy = await writeUnlessAnswered(deps.db, res, (tx) => upsertPolicy(tx, projectId, checkPolicy(body, null)));
       res.status(200).json({ tagPolicy: policyJson(policy) });
     })
     .all(notFoundHandler);
@@ -105,7 +105,7 @@ export function tagPoliciesRoutes(deps: Deps): express.Router {
     .delete(async (req: Request<{ id: string }>, res: Response) => {
       const { projectId } = await authenticate(deps, req, AUTH);
       const id = req.params.id;
-      if (!UUID.test(id) || !(await deletePolicy(deps.db, projectId, id))) throw policyNotFound();
+      if (!UUID.test(id) || !(await writeUnlessAnswered(deps.db, res, (tx) => deletePolicy(tx, projectId, id)))) throw policyNotFound();
       res.status(200).json({ ok: true });
     })
     .all(notFoundHandler);

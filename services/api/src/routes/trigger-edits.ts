@@ -15,6 +15,7 @@ import { readerOf, requireReader } from "../auth/reader.js";
 import type { Deps } from "../deps.js";
 import { authenticate, checkJsonContentType, readJsonWithMessage } from "../http/json-endpoint.js";
 import { apiRouter } from "../http/paths.js";
+import { ownBounds } from "../http/storage-watch.js";
 import type { Scheduling } from "../schedule/call.js";
 import { askOfJson, REQUEST_LIMIT } from "../schedule/json-ask.js";
 
@@ -22,6 +23,7 @@ export function triggerEditRoutes(deps: Deps, scheduling: Scheduling): express.R
   const router = apiRouter();
 
   const scheduleRoute = (edit: boolean) => async (req: Request, res: Response) => {
+    ownBounds(res); // as /schedule's
     const now = new Date();
     checkJsonContentType(req);
     const json = await readJsonWithMessage(req, REQUEST_LIMIT.bytes, REQUEST_LIMIT.text);
@@ -33,6 +35,7 @@ export function triggerEditRoutes(deps: Deps, scheduling: Scheduling): express.R
   router.post("/triggers", scheduleRoute(false));
   router.put("/triggers/:id", scheduleRoute(true));
   router.delete("/triggers/:id", requireReader(deps), async (req, res) => {
+    ownBounds(res); // as /cancel's
     await cancelOne(deps.pg, readerOf(res).projectId, { triggerId: String(req.params.id) });
     res.status(204).end();
   });
