@@ -15,7 +15,7 @@ import type { RequestHandler, Response } from "express";
 import type { SqlRunner } from "@ttr/db";
 
 /** How long a request waits before the watch asks whether PostgreSQL answers, and again after each yes. */
-export const WATCH_EVERY_MS = 2500;
+export const WATCH_EVERY_MS = 2000;
 
 /** How long the watch waits for that answer: no answer in time reads as no. */
 export const PROBE_MS = 1500;
