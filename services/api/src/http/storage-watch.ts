@@ -6,18 +6,23 @@
 // (main.ts); the rest cannot, since their statements may rightly take long.
 // So the watch tells the two cases apart from outside: once a request has
 // waited WATCH_EVERY_MS, it asks a connection of its own whether the server
-// answers a trivial statement. If it does, the request goes on waiting and
-// is asked about again WATCH_EVERY_MS later; if not, the request answers
-// 503 Unavailable at once, within the 5 s RELIABILITY.md promises, and is
-// marked abandoned: a transaction of it that gets as far as its end once
-// the server answers again rolls back instead of committing (stillWanted).
+// answers a trivial statement. If it does, or refuses at once (down or
+// restarting: the request's own statements fail as fast, and /schedule
+// waits out a restart on purpose), the request goes on and is asked about
+// again WATCH_EVERY_MS later. If the server says nothing within PROBE_MS,
+// the request answers 503 Unavailable at once, within the 5 s RELIABILITY.md
+// promises, and is marked abandoned: a transaction of it that gets as far
+// as its end once the server answers again rolls back instead of
+// committing (stillWanted, writeUnlessAnswered). Routes whose storage calls
+// are bounded by themselves and which decide their own 503 (/schedule,
+// /cancel, the dashboard's trigger edits) opt out (ownBounds).
 import type { RequestHandler, Response } from "express";
 import type { SqlRunner } from "@ttr/db";
 
 /** How long a request waits before the watch asks whether PostgreSQL answers, and again after each yes. */
 export const WATCH_EVERY_MS = 2000;
 
-/** How long the watch waits for that answer: no answer in time reads as no. */
+/** How long the watch waits for that answer: silence this long means the server does not answer. */
 export const PROBE_MS = 1500;
 
 const ABANDONED = "storageWatchAnswered";
