@@ -114,6 +114,12 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   return false;
 }
 
+/** node-postgres giving up by itself (query_timeout, connectionTimeoutMillis): the server said nothing in time. */
+const CLIENT_GAVE_UP = /Query read timeout|timeout exceeded when trying to connect|Connection terminated due to connection timeout/;
+
+/** Whether `err` is node-postgres's own time limit running out, rather than anything the server said. */
+export const isClientTimeout = (err: unknown): boolean => err instanceof Error && CLIENT_GAVE_UP.test(err.message);
+
 /**
  * Errors of a connection that was never made (no statement reached the
  * server), or of a statement the server refused with an error of its own

@@ -21,7 +21,6 @@ export interface PgRunner extends SqlRunner, Transactional {
    * and each goes back to the pool as soon as its turn is done.
    */
   eachIdleConnection(fn: (db: SqlRunner) => Promise<unknown>): Promise<number>;
-  ping(): Promise<boolean>;
   end(): Promise<void>;
 }
 
@@ -147,9 +146,6 @@ export function withValuesWritten(text: string, values: unknown[]): string {
  * instead its next statement fails, and the connection is closed, not
  * reused. `fn` may also mark it broken itself.
  */
-/** node-postgres's error for a statement past `query_timeout` (queryTimeoutMs). */
-const isQueryTimeout = (err: unknown): boolean => err instanceof Error && err.message === "Query read timeout";
-
 async function checkedOut<T>(client: pg.PoolClient, fn: (broken: (err: Error) => void) => Promise<T>): Promise<T> {
   let broken: Error | undefined;
   const onError = (err: Error) => {
@@ -210,12 +206,12 @@ export function createPgRunner(databaseUrl: string, opts: PgRunnerOptions = {}):
           await client.query("COMMIT");
           return result;
         } catch (err) {
-          // A statement that timed out (queryTimeoutMs) leaves its connection
-          // waiting for that answer, behind which a ROLLBACK would wait too:
-          // it is closed. So is one whose server cannot take the work (a
-          // read-only one: the next connection may reach the new primary of
-          // a failover), and one that could not roll back.
-          if (isQueryTimeout(err) || isDatabaseUnavailable(err)) broken(err as Error);
+          // A connection whose server is unavailable is closed, not rolled
+          // back: after a statement that timed out (queryTimeoutMs) a ROLLBACK
+          // would wait behind the lost answer, and after a read-only refusal
+          // the next connection may reach the new primary of a failover. So
+          // is one that could not roll back.
+          if (isDatabaseUnavailable(err)) broken(err as Error);
           else await client.query("ROLLBACK").catch(broken);
           throw err;
         }
@@ -234,10 +230,6 @@ export function createPgRunner(databaseUrl: string, opts: PgRunnerOptions = {}):
       }
       if (failed !== undefined) throw failed;
       return clients.length;
-    },
-    async ping() {
-      await pool.query("SELECT 1");
-      return true;
     },
     end: () => pool.end(),
   };

@@ -7,7 +7,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
-import { createPgRunner, withPgClient } from "../src/index.js";
+import { createPgRunner, dbPing, withPgClient } from "../src/index.js";
 
 let tdb: TestDatabase;
 beforeAll(async () => {
@@ -49,7 +49,7 @@ it("a pool connection ended by the server between two statements of a transactio
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Error);
     // the broken connection was not handed back: the pool still answers
-    expect(await runner.ping()).toBe(true);
+    expect(await dbPing(runner)).toBe(true);
   } finally {
     await runner.end();
   }

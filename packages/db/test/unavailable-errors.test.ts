@@ -6,7 +6,7 @@
 // whose server is read-only, so that the next one may reach a new primary.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
-import { createDb, createPgRunner, type Db, dbTakesWrites, isDatabaseUnavailable, mayHaveCommitted, type PgRunner } from "../src/index.js";
+import { createDb, createPgRunner, type Db, dbPing, dbTakesWrites, isDatabaseUnavailable, mayHaveCommitted, type PgRunner } from "../src/index.js";
 
 let tdb: TestDatabase;
 let db: Db;
@@ -50,7 +50,7 @@ it("credentials the server refuses are unavailable and wrote nothing", async () 
   const url = new URL(tdb.url);
   url.username = "no_such_role_for_ttr";
   const stranger = createPgRunner(url.toString(), { max: 1 });
-  const err = await stranger.ping().catch((e: unknown) => e);
+  const err = await dbPing(stranger).catch((e: unknown) => e);
   await stranger.end();
   expect((err as { code?: string }).code).toMatch(/^28/);
   expect(isDatabaseUnavailable(err)).toBe(true);

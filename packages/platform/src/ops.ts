@@ -3,6 +3,7 @@
 // METRICS_PORT with `startOpsServer`.
 import http from "node:http";
 import client from "prom-client";
+import { orAfter } from "./outage.js";
 
 /** One probe per store the service needs, by name (`postgres`, `redis`): resolves true when it answers. */
 export type ReadyChecks = Record<string, () => Promise<boolean>>;
@@ -16,12 +17,7 @@ export type ReadyChecks = Record<string, () => Promise<boolean>>;
 export const READY_TIMEOUT_MS = 800;
 
 function answersInTime(check: () => Promise<boolean>): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);
-  });
-  const answer = check().catch(() => false);
-  return Promise.race([answer, late]).finally(() => clearTimeout(timer));
+  return orAfter(check().catch(() => false), READY_TIMEOUT_MS, () => false);
 }
 
 /** The stores that did not answer in time, probed all at once. */

@@ -48,17 +48,37 @@ export class OutageLog {
 }
 
 /**
+ * `promise`'s outcome if it comes within `ms`, else `late()`'s (a value,
+ * or its throw): a store that keeps its connection open without answering
+ * would otherwise keep the caller waiting for as long as that lasts.
+ */
+export async function orAfter<T>(promise: Promise<T>, ms: number, late: () => T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<T>((resolve, reject) => {
+    timer = setTimeout(() => {
+      try {
+        resolve(late());
+      } catch (err) {
+        reject(err);
+      }
+    }, ms);
+  });
+  try {
+    return await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * Waits for `promise` at most `ms` (a shutdown step waiting on a store that
  * is down would never end); its failure is not this caller's concern.
  */
 export async function within(ms: number, promise: Promise<unknown>): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise((r) => {
-    timer = setTimeout(r, ms);
-  });
-  await Promise.race([promise.catch(() => {}), deadline]);
-  clearTimeout(timer);
+  await orAfter(promise.then(noop, noop), ms, noop);
 }
+
+const noop = (): void => {};
 
 /**
  * The same error arriving in a burst (say, one per job the queue lost when

@@ -19,7 +19,7 @@
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
 import { unavailable } from "@ttr/core";
-import { isRedisUnavailable } from "@ttr/platform";
+import { isRedisUnavailable, orAfter } from "@ttr/platform";
 
 export interface ThrottleLimits {
   windowMs: number;
@@ -39,16 +39,12 @@ export const REDIS_ANSWER_MS = 2000;
  * or Redis refused the work (full, read-only, loading: isRedisUnavailable).
  */
 async function answered<T>(reply: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(unavailable()), REDIS_ANSWER_MS);
-  });
   try {
-    return await Promise.race([reply, late]);
+    return await orAfter(reply, REDIS_ANSWER_MS, () => {
+      throw unavailable();
+    });
   } catch (err) {
     throw isRedisUnavailable(err) ? unavailable() : err;
-  } finally {
-    clearTimeout(timer);
   }
 }
 

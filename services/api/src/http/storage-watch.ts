@@ -17,7 +17,8 @@
 // are bounded by themselves and which decide their own 503 (/schedule,
 // /cancel, the dashboard's trigger edits) opt out (ownBounds).
 import type { RequestHandler, Response } from "express";
-import type { SqlRunner } from "@ttr/db";
+import { isClientTimeout, type SqlRunner } from "@ttr/db";
+import { orAfter } from "@ttr/platform";
 
 /** How long a request waits before the watch asks whether PostgreSQL answers, and again after each yes. */
 export const WATCH_EVERY_MS = 2000;
@@ -29,7 +30,7 @@ const ABANDONED = "storageWatchAnswered";
 const OWN_BOUNDS = "storageWatchNotNeeded";
 
 /** Thrown inside a transaction whose request the watch has already answered, so that it rolls back. */
-export class Abandoned extends Error {
+class Abandoned extends Error {
   constructor() {
     super("the request was answered 503 while it waited for PostgreSQL");
   }
@@ -41,30 +42,33 @@ export function ownBounds(res: Response): void {
 }
 
 /** Call at the end of a transaction's work, before its commit: throws Abandoned when the request was answered meanwhile. */
-export function stillWanted(res: Response): void {
+function stillWanted(res: Response): void {
   if (res.locals[ABANDONED] === true) throw new Abandoned();
 }
 
-/**
- * Runs a write in a transaction of its own that commits only if the
- * request is still unanswered at its end: a single statement that waited
- * out a frozen server would otherwise take effect after its 503.
- */
-export function writeUnlessAnswered<T>(db: TransactionalWithTimeout, res: Response, write: (tx: SqlRunner) => Promise<T>): Promise<T> {
-  return db.$transaction(
-    async (tx) => {
-      const done = await write(tx);
-      stillWanted(res);
-      return done;
-    },
-    // a 10,000-row dead-letter replay may take a while; Prisma's own limit is 5 s
-    { timeout: 60_000 },
-  );
+/** Prisma's limits for a write's transaction: how long to wait for a connection, how long it may run (ms). */
+export interface TransactionLimits {
+  maxWait?: number;
+  timeout?: number;
 }
 
-/** Prisma's client: a transaction with a time limit of its own choosing. */
-interface TransactionalWithTimeout {
-  $transaction<T>(fn: (tx: SqlRunner) => Promise<T>, options: { timeout: number }): Promise<T>;
+/**
+ * Runs a request's writes in one transaction that commits only if the
+ * request is still unanswered at its end (stillWanted): writes that waited
+ * out a frozen server would otherwise take effect after its 503. The
+ * default limits let a 10,000-row dead-letter replay run past Prisma's 5 s.
+ */
+export function writeUnlessAnswered<T>(db: PrismaTransactions, res: Response, write: (tx: SqlRunner) => Promise<T>, limits: TransactionLimits = { timeout: 60_000 }): Promise<T> {
+  return db.$transaction(async (tx) => {
+    const done = await write(tx);
+    stillWanted(res);
+    return done;
+  }, limits);
+}
+
+/** Prisma's client: transactions with limits of their own. */
+interface PrismaTransactions {
+  $transaction<T>(fn: (tx: SqlRunner) => Promise<T>, options: TransactionLimits): Promise<T>;
 }
 
 export interface StorageWatch {
@@ -111,18 +115,15 @@ function oneAtATime(run: () => Promise<boolean>): () => Promise<boolean> {
   };
 }
 
-/** node-postgres giving up by itself (query_timeout, connectionTimeoutMillis): the server said nothing. */
-const CLIENT_GAVE_UP = /Query read timeout|timeout exceeded when trying to connect|Connection terminated due to connection timeout/;
-
-/** Whether the server said anything (an answer, an error of its own, a refused connection) within PROBE_MS. */
+/**
+ * Whether the server said anything (an answer, an error of its own, a
+ * refused connection) within PROBE_MS; node-postgres's own time limits
+ * running out is silence.
+ */
 function heardWithinProbeTime(answer: Promise<unknown>): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const silent = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), PROBE_MS);
-  });
   const heard = answer.then(
     () => true,
-    (err: unknown) => !CLIENT_GAVE_UP.test(err instanceof Error ? err.message : String(err)),
+    (err: unknown) => !isClientTimeout(err),
   );
-  return Promise.race([heard, silent]).finally(() => clearTimeout(timer));
+  return orAfter(heard, PROBE_MS, () => false);
 }

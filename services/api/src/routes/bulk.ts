@@ -11,7 +11,7 @@ import { BULK_SHAPE } from "../declare/scan.js";
 import { isBulkBody } from "../declare/schema.js";
 import { MiB } from "../http/body.js";
 import { authenticate, built, checkJsonContentType, readScanned } from "../http/json-endpoint.js";
-import { stillWanted } from "../http/storage-watch.js";
+import { writeUnlessAnswered } from "../http/storage-watch.js";
 
 export function bulkRoute(deps: Deps) {
   return async (req: Request, res: Response): Promise<void> => {
@@ -24,12 +24,12 @@ export function bulkRoute(deps: Deps) {
     const body = built(isBulkBody, bytes);
     const upserts = checkItems(body.upserts ?? [], { now, tag: null, words: BULK_WORDS });
 
-    const result = await deps.db.$transaction(async (tx) => {
-      const done = await applyBulk(tx, { projectId, upserts, cancels: body.cancels ?? [], now, runMissed: body.runMissed ?? false });
-      // answered 503 meanwhile (a server that stopped answering): roll back
-      stillWanted(res);
-      return done;
-    }, TRANSACTION_OPTIONS);
+    const result = await writeUnlessAnswered(
+      deps.db,
+      res,
+      (tx) => applyBulk(tx, { projectId, upserts, cancels: body.cancels ?? [], now, runMissed: body.runMissed ?? false }),
+      TRANSACTION_OPTIONS,
+    );
     const counts = summarize(result.upserts, ["added", "updated", "unchanged", "skipped"]);
     res.status(200).json({
       upserts: result.upserts,

@@ -12,7 +12,7 @@ import { DECLARE_SHAPE } from "../declare/scan.js";
 import { isDeclareBody } from "../declare/schema.js";
 import { MiB } from "../http/body.js";
 import { authenticate, built, checkJsonContentType, readScanned } from "../http/json-endpoint.js";
-import { stillWanted } from "../http/storage-watch.js";
+import { writeUnlessAnswered } from "../http/storage-watch.js";
 
 export function declareRoute(deps: Deps) {
   return async (req: Request, res: Response): Promise<void> => {
@@ -25,12 +25,12 @@ export function declareRoute(deps: Deps) {
     const body = built(isDeclareBody, bytes);
     const items = checkItems(body.items, { now, tag: body.tag, words: DECLARE_WORDS });
 
-    const operations = await deps.db.$transaction(async (tx) => {
-      const done = await applyDeclare(tx, { projectId, tag: body.tag, items, now, runMissed: body.runMissed ?? false });
-      // answered 503 meanwhile (a server that stopped answering): roll back
-      stillWanted(res);
-      return done;
-    }, TRANSACTION_OPTIONS);
+    const operations = await writeUnlessAnswered(
+      deps.db,
+      res,
+      (tx) => applyDeclare(tx, { projectId, tag: body.tag, items, now, runMissed: body.runMissed ?? false }),
+      TRANSACTION_OPTIONS,
+    );
     res.status(200).json({
       tag: body.tag,
       summary: summarize(operations, ["unchanged", "added", "skipped", "updated", "cancelled"]),

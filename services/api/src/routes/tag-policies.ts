@@ -17,7 +17,7 @@ import { MiB } from "../http/body.js";
 import { notFoundHandler } from "../http/errors.js";
 import { authenticate, checkJsonContentType, readJson, shaped } from "../http/json-endpoint.js";
 import { apiRouter } from "../http/paths.js";
-import { stillWanted, writeUnlessAnswered } from "../http/storage-watch.js";
+import { writeUnlessAnswered } from "../http/storage-watch.js";
 
 /** Policy IDs are UUIDs; anything else cannot name one (and would not cast). */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -87,7 +87,8 @@ export function tagPoliciesRoutes(deps: Deps): express.Router {
       const { projectId } = await authenticate(deps, req, AUTH);
       const id = req.params.id;
       if (!UUID.test(id)) throw policyNotFound();
-      const policy = await deps.db.$transaction(async (tx) => {
+      // Prisma's default limits: one row is locked and written
+      const policy = await writeUnlessAnswered(deps.db, res, async (tx) => {
         const current = await lockPolicy(tx, projectId, id);
         if (!current) throw policyNotFound();
         const next = checkPolicy(body, current);
@@ -96,9 +97,8 @@ export function tagPoliciesRoutes(deps: Deps): express.Router {
         // one names the tag as the validation messages name windows.
         if (updated === "tag-taken") throw badRequest(`Tag policy for '${next.tag}' already exists`);
         if (!updated) throw policyNotFound();
-        stillWanted(res);
         return updated;
-      });
+      }, {});
       res.status(200).json({ tagPolicy: policyJson(policy) });
     })
     // Rule 9: unknown, foreign or already deleted IDs are all 404.
