@@ -72,6 +72,13 @@ const hasCode = (err: unknown, code: string) => {
  */
 export const isStatementTimeout = (err: unknown): boolean => hasCode(err, "57014");
 
+/**
+ * Whether `err` is PostgreSQL choosing the statement as the victim of a
+ * deadlock (40P01) or of a serialization failure (40001). Its transaction
+ * was rolled back whole, so running it again is safe, and usually succeeds.
+ */
+export const isConflict = (err: unknown): boolean => hasCode(err, "40P01") || hasCode(err, "40001");
+
 /** PostgreSQL's unique_violation (23505), as pg raises it or as Prisma wraps a raw statement's error. */
 export const isUniqueViolation = (err: unknown): boolean => hasCode(err, "23505");
 

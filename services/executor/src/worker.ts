@@ -10,6 +10,7 @@ import {
   executionDay,
   type FinishedAttempt,
   finishAttempts,
+  isConflict,
   isDatabaseUnavailable,
   type PgRunner,
   type StartedAttempt,
@@ -48,24 +49,32 @@ export interface WorkerDeps {
 
 /** Longest pause between two tries while PostgreSQL is down. */
 const MAX_BACKOFF_MS = 2000;
+/** Tries of a statement that PostgreSQL keeps picking as a deadlock's (or serialization failure's) victim. */
+const CONFLICT_TRIES = 5;
 
 /**
  * Runs `fn` again until PostgreSQL answers: while it is down, an attempt
  * neither fails its queue job (which would leave it for the slower lost-job
  * sweep) nor loses its outcome (which would leave it for the reaper). The
  * job stays active, its lock renewed, and goes on within a second or two of
- * the database coming back. Other errors are thrown at once.
+ * the database coming back. A statement rolled back as a deadlock's victim
+ * is run again at once, a few times over (it changed nothing, and the
+ * other side has gone on by then). Other errors are thrown at once.
  */
 export async function whileDatabaseDown<T>(outage: OutageLog, fn: () => Promise<T>): Promise<T> {
-  for (let pause = 100; ; pause = Math.min(pause * 2, MAX_BACKOFF_MS)) {
+  let pause = 100;
+  let conflicts = 0;
+  for (;;) {
     try {
       const result = await fn();
       outage.recovered();
       return result;
     } catch (err) {
+      if (isConflict(err) && ++conflicts < CONFLICT_TRIES) continue;
       if (!isDatabaseUnavailable(err)) throw err;
       outage.failed(err);
       await new Promise((r) => setTimeout(r, pause));
+      pause = Math.min(pause * 2, MAX_BACKOFF_MS);
     }
   }
 }
