@@ -3,6 +3,7 @@
 import http from "node:http";
 import type { Duplex } from "node:stream";
 import type express from "express";
+import { failBody } from "./http/body.js";
 
 /** Request headers above this size get 431 with an empty body (docs/api/README.md). */
 export const MAX_HEADER_BYTES = 16 * 1024;
@@ -18,13 +19,55 @@ function reply(socket: Duplex, status: string, body = "", reason = ""): void {
   socket.end(`${head.join("\r\n")}\r\n\r\n${body}`);
 }
 
+/**
+ * How long a request whose body failed may take to answer before the server
+ * answers for it (a route that never looks at the failure, say).
+ */
+const ROUTE_ANSWERS_WITHIN_MS = 10_000;
+
+/**
+ * The body of a request whose headers arrived failed. Its route answers, so
+ * that checks on headers come first (docs/api/schedule.md: missing headers,
+ * then the body) and a route that reads no body answers as usual. Returns
+ * false when that request is already answered or complete: the error then
+ * belongs to what follows it on the connection.
+ */
+function letRouteAnswer(socket: Duplex, last: { req: http.IncomingMessage; res: http.ServerResponse } | undefined): boolean {
+  if (!last || last.req.complete) return false;
+  const { req, res } = last;
+  if (res.headersSent) {
+    // Answered without reading its body (a missing header, say): nothing
+    // more to say on this connection once that answer is out.
+    if (res.writableFinished) socket.end();
+    else res.once("finish", () => socket.end());
+    return true;
+  }
+  // Node reads no further request from a connection whose parser failed.
+  res.shouldKeepAlive = false;
+  failBody(req);
+  const fallback = setTimeout(() => {
+    if (!res.headersSent) reply(socket, "400 Bad Request", JSON.stringify({ _tag: "BadRequest", message: "Failed to read request body" }));
+    socket.destroy();
+  }, ROUTE_ANSWERS_WITHIN_MS);
+  fallback.unref();
+  res.once("close", () => clearTimeout(fallback));
+  return true;
+}
+
 export function createServer(app: express.Express): http.Server {
   const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES, keepAliveTimeout: 65_000 }, app);
+  const lastRequest = new WeakMap<Duplex, { req: http.IncomingMessage; res: http.ServerResponse }>();
+  const failed = new WeakSet<Duplex>();
+  server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => lastRequest.set(req.socket, { req, res }));
   server.on("clientError", (err: NodeJS.ErrnoException, socket: Duplex) => {
     if (!socket.writable || err.code === "ECONNRESET") {
       socket.destroy();
       return;
     }
+    // A failed parser reports again on every later read: the first report decided.
+    if (failed.has(socket)) return;
+    failed.add(socket);
+    if (BODY_ERRORS.has(err.code ?? "") && letRouteAnswer(socket, lastRequest.get(socket))) return;
     if (err.code === "HPE_HEADER_OVERFLOW") reply(socket, "431 Request Header Fields Too Large", "", `Request headers larger than ${MAX_HEADER_BYTES / 1024} KiB`);
     else if (BODY_ERRORS.has(err.code ?? "")) {
       reply(socket, "400 Bad Request", JSON.stringify({ _tag: "BadRequest", message: "Failed to read request body" }));

@@ -78,6 +78,40 @@ describe("errors without a JSON body", () => {
     expect(answer).toMatch(/^HTTP\/1\.1 400/);
     expect(answer).toContain('{"_tag":"BadRequest","message":"Failed to read request body"}');
   });
+
+  // Node's parser rejects these bodies; the route still answers, its header checks first.
+  const badChunks = "Transfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n";
+
+  it("a missing header is answered before a body the parser rejects: the empty 400, once, and the connection closes", async () => {
+    const noKey = `POST /schedule HTTP/1.1\r\nHost: x\r\nttr-url: http://127.0.0.1:9/\r\n${badChunks}`;
+    const answer = await expectNoWrites(api.db, () => rawExchange(noKey, false));
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toContain("ttr-error: ttr-api-key header is required");
+    expect(answer.toLowerCase()).toContain("connection: close");
+    expect(answer).toMatch(/Content-Length: 0\r\n\r\n$/);
+
+    // cut short, then the client's end of the connection: still a single answer
+    const short = `POST /schedule HTTP/1.1\r\nHost: x\r\nttr-url: http://127.0.0.1:9/\r\nContent-Length: 100\r\n\r\n0123456789`;
+    const once = await rawExchange(short, true);
+    expect(once.match(/HTTP\/1\.1 /g)).toHaveLength(1);
+    expect(once).toContain("ttr-error: ttr-api-key header is required");
+  });
+
+  it("a GET /schedule stores no body, so a rejected one does not hide the route's own checks", async () => {
+    const get = `GET /schedule HTTP/1.1\r\nHost: x\r\nttr-api-key: ${api.apiKey}\r\nttr-url: bad\r\n${badChunks}`;
+    const answer = await expectNoWrites(api.db, () => rawExchange(get, false));
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toContain('{"_tag":"BadRequest","message":"Invalid URL: bad"}');
+  });
+
+  it("a rejected body on a route that reads it: 400 Failed to read request body at once (and sign-in's own 400)", async () => {
+    const post = `POST /schedule HTTP/1.1\r\nHost: x\r\nttr-api-key: ${api.apiKey}\r\nttr-url: http://127.0.0.1:9/\r\nttr-scheduled-at: now\r\n${badChunks}`;
+    expect(await expectNoWrites(api.db, () => rawExchange(post, false))).toContain('{"_tag":"BadRequest","message":"Failed to read request body"}');
+    const started = Date.now();
+    const login = await rawExchange(`POST /auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${badChunks}`, false);
+    expect(login).toMatch(/^HTTP\/1\.1 400 [\s\S]*"_tag":"BadRequest"/);
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
 });
 
 describe("operations endpoints (docs/operations.md)", () => {

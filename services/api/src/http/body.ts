@@ -1,6 +1,7 @@
 // Reads a request body as raw bytes with a size limit. Express's own parsers
 // would run before the route's header checks, so /schedule reads it itself
 // (the check order in docs/api/schedule.md: missing headers come before the body).
+import type { IncomingMessage } from "node:http";
 import type { Request } from "express";
 import { badRequest, payloadTooLarge } from "@ttr/core";
 
@@ -25,7 +26,28 @@ function tooLarge(limitText: string, close: boolean) {
   return err;
 }
 
+const BODY_FAILED = Symbol("ttr.bodyFailed");
+type Marked = IncomingMessage & { [BODY_FAILED]?: true };
+
+/**
+ * Node's parser found the body of this request malformed or cut short (the
+ * headers were fine). The route still answers, after its own header checks:
+ * a body read waiting now, or started later, fails with "Failed to read
+ * request body" (server.ts calls this; the connection closes after the answer).
+ */
+export function failBody(req: IncomingMessage): void {
+  (req as Marked)[BODY_FAILED] = true;
+  req.emit("aborted");
+}
+
+export function bodyFailed(req: IncomingMessage): boolean {
+  return (req as Marked)[BODY_FAILED] === true;
+}
+
+const unreadable = () => badRequest("Failed to read request body");
+
 export function readBody(req: Request, limit: number, limitText: string): Promise<Buffer> {
+  if (bodyFailed(req)) return Promise.reject(unreadable());
   const declared = Number(req.headers["content-length"]);
   if (Number.isFinite(declared) && declared > limit) {
     const close = declared > limit + DRAIN_AT_MOST;
@@ -55,7 +77,7 @@ export function readBody(req: Request, limit: number, limitText: string): Promis
       settled = true;
       resolve(Buffer.concat(chunks, size));
     });
-    req.on("aborted", () => fail(badRequest("Failed to read request body")));
-    req.on("error", () => fail(badRequest("Failed to read request body")));
+    req.on("aborted", () => fail(unreadable()));
+    req.on("error", () => fail(unreadable()));
   });
 }

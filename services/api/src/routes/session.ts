@@ -1,11 +1,13 @@
 // POST /auth/login and POST /auth/logout (docs/api/dashboard-api.md).
-import express, { type Request, type Response } from "express";
+import type express from "express";
+import type { Request, Response } from "express";
 import Joi from "joi";
-import { badRequest, hashPassword, newSessionToken, passwordNeedsRehash, sha256Hex, tooManyRequests, unauthorized, verifyPassword } from "@ttr/core";
+import { ApiError, badRequest, hashPassword, newSessionToken, passwordNeedsRehash, sha256Hex, tooManyRequests, unauthorized, verifyPassword } from "@ttr/core";
 import { createSession, deleteSession, findUserByEmail, rehashPassword } from "@ttr/db";
 import type { Deps } from "../deps.js";
 import { LoginThrottle } from "../auth/login-limit.js";
 import { refuseCrossSite, requireSession, SESSION_COOKIE, SESSION_LIFETIMES, sessionToken } from "../auth/session.js";
+import { readBody } from "../http/body.js";
 import { apiRouter } from "../http/paths.js";
 
 /** Unknown fields are ignored; lengths bound the scrypt work one request can ask for. */
@@ -18,9 +20,19 @@ const LOGIN_BODY = Joi.object({
 
 /** Session errors are JSON (docs/api/dashboard-api.md), a malformed sign-in body too. */
 const badLogin = () => badRequest("Sign in with a JSON body {\"email\", \"password\"}, both non-empty strings");
-const loginJson = express.json({ limit: "16kb" });
-function parseLogin(req: Request, res: Response, next: express.NextFunction): void {
-  loginJson(req, res, (err?: unknown) => next((err as { status?: number } | undefined)?.status === 400 ? badLogin() : err));
+/**
+ * The sign-in body: JSON when the Content-Type says so, else nothing. Read
+ * with readBody (not express.json) so that a body the parser gave up on is
+ * answered at once (http/body.ts).
+ */
+async function loginBody(req: Request): Promise<unknown> {
+  if (!req.is("application/json")) return undefined;
+  try {
+    const bytes = await readBody(req, 16 * 1024, "16 KiB");
+    return JSON.parse(bytes.toString("utf8"));
+  } catch (err) {
+    throw err instanceof ApiError && err.status === 413 ? err : badLogin();
+  }
 }
 
 function cookieOptions(req: Request, secure: boolean | undefined) {
@@ -35,8 +47,8 @@ export function sessionRoutes(deps: Deps): express.Router {
   // which emails have accounts.
   const decoy = hashPassword(newSessionToken());
 
-  router.post("/auth/login", parseLogin, async (req: Request, res: Response) => {
-    const { error, value } = LOGIN_BODY.validate(req.body);
+  router.post("/auth/login", async (req: Request, res: Response) => {
+    const { error, value } = LOGIN_BODY.validate(await loginBody(req));
     if (error) throw badLogin();
     // No cookie is needed to sign in, but a cross-site form must not sign a
     // browser into someone else's account either.
