@@ -261,6 +261,8 @@ describe("the dashboard in a browser", () => {
     // docs/concepts.md: a recurring trigger's title is not displayed anywhere.
     await waitText(page.locator("main h1"), "/cron");
     expect(await page.getByText("Hidden recurring title").count()).toBe(0);
+    expect(await page.title()).not.toContain("Hidden recurring title");
+    expect(await page.title()).toMatch(/\/cron · ttr$/);
     await page.goBack();
     await waitText(row(id), "Active");
     expect(await page.getByText("Hidden recurring title").count()).toBe(0);

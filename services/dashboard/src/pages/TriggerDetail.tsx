@@ -177,7 +177,7 @@ export function TriggerDetail({ id }: { id: string }) {
 
   const t = data?.trigger;
   useEffect(() => {
-    document.title = `${t ? (t.title ?? `${t.method} ${t.url}`) : "Trigger"} · ttr`;
+    document.title = `${t ? (shownTitle(t) ?? `${t.method} ${t.url}`) : "Trigger"} · ttr`;
   }, [t]);
 
   const act = async (action: Action) => {
