@@ -278,6 +278,17 @@ describe("the dashboard in a browser", () => {
     expect(await instances.count()).toBe(1);
     await waitText(instances.first(), "Scheduled");
     await browser.screenshot("10-recurring");
+
+    // A run cancelled by its instance's ID is skipped: the list starts at the run after it.
+    const firstRun = await runs.first().textContent();
+    const secondRun = await runs.nth(1).textContent();
+    const [pending] = await sys.db.$queryRawUnsafe<Array<{ id: string }>>("SELECT id::text FROM triggers WHERE generator_id = $1::uuid AND status = 'registered'", id);
+    expect((await sys.call("DELETE", "/cancel", { "ttr-api-key": sys.apiKey, "ttr-trigger-id": pending!.id })).status).toBe(204);
+    await instances.nth(1).waitFor({ timeout: 15_000 });
+    await page.reload();
+    await runs.first().waitFor();
+    expect(await runs.first().textContent()).toBe(secondRun);
+    expect(await runs.first().textContent()).not.toBe(firstRun);
   }, T);
 
   it("fits a narrow screen", async () => {

@@ -194,6 +194,60 @@ describe("recurring triggers (docs/concepts.md)", () => {
   });
 });
 
+describe("a run cancelled on its own (docs/concepts.md)", () => {
+  it("stays cancelled: the next instance comes after it, through /declare and a re-sent /schedule, until the schedule changes", async () => {
+    // Yearly, so nothing fires during the test.
+    const yearly = "cron(0 0 1 1 *)";
+    const newYearAfter = (from: number) => Date.UTC(new Date(from).getUTCFullYear() + 1, 0, 1);
+    const json = { "ttr-api-key": sys.apiKey, "content-type": "application/json" };
+    const declareBody = JSON.stringify({ tag: "skips", items: [{ url: `${target.base}/skip`, customKey: "skip-yearly", scheduledAt: yearly }] });
+    const declared = await sys.call("POST", "/declare", json, declareBody);
+    expect(declared.status, declared.text).toBe(200);
+    const genId = (declared.json() as { operations: Array<{ id: string }> }).operations[0]!.id;
+    const pendingAt = (at: number, what: string) =>
+      eventually(async () => {
+        const pending = (await instancesOf(sys.db, genId)).filter((i) => i.status === "registered");
+        return pending.length === 1 && pending[0]!.scheduledAt.getTime() === at ? pending[0] : undefined;
+      }, 8000, what); // the scheduler's sweep, every 5 s, creates a missing instance
+    const first = newYearAfter(Date.now());
+    let pending = await pendingAt(first, "the first instance");
+
+    // DELETE /cancel by the instance's ID: that run is skipped, the next one planned.
+    const cancel = await sys.call("DELETE", "/cancel", { "ttr-api-key": sys.apiKey, "ttr-trigger-id": pending.id });
+    expect(cancel.status).toBe(204);
+    expect((await triggerById(sys.db, pending.id))?.status).toBe("cancelled");
+    const second = newYearAfter(first);
+    pending = await pendingAt(second, "the instance after the cancelled run");
+
+    // /declare re-creates the upcoming instance of an unchanged recurring trigger: still after the skipped run.
+    const again = await sys.call("POST", "/declare", json, declareBody);
+    expect(again.status, again.text).toBe(200);
+    const replaced = pending.id;
+    pending = await pendingAt(second, "the re-declared instance");
+    expect(pending.id).not.toBe(replaced);
+
+    // A /bulk cancel by ID skips a run too.
+    const bulk = await sys.call("POST", "/bulk", json, JSON.stringify({ cancels: [{ id: pending.id }] }));
+    expect(bulk.status, bulk.text).toBe(200);
+    const third = newYearAfter(second);
+    await pendingAt(third, "the instance after the second cancelled run");
+
+    // Re-sent with the same schedule: the skipped runs stay skipped.
+    const resend = await schedule("/skip", { "ttr-scheduled-at": yearly, "ttr-custom-key": "skip-yearly" });
+    expect(resend.triggerId).toBe(genId);
+    expect(new Date(resend.scheduledAt).getTime()).toBe(third);
+
+    // A new schedule starts afresh.
+    const july = await schedule("/skip", { "ttr-scheduled-at": "cron(0 0 1 7 *)", "ttr-custom-key": "skip-yearly" });
+    expect(july.triggerId).toBe(genId);
+    const now = new Date();
+    const nextJuly = Date.UTC(now.getUTCFullYear() + (now.getUTCMonth() >= 6 ? 1 : 0), 6, 1);
+    expect(new Date(july.scheduledAt).getTime()).toBe(nextJuly);
+    await pendingAt(nextJuly, "the instance of the new schedule");
+    expect(target.hits("/skip")).toHaveLength(0);
+  });
+});
+
 describe("slow ticks (docs/operations.md)", () => {
   // While a lock holds up the active scheduler's transactions for over a
   // second, the tick that waited logs one warning naming the step that

@@ -60,6 +60,15 @@ export function nextCronTime(expr: string, tz: string, after: Date): Date {
   throw new Error(`no run found for "${expr}" in ${tz} after ${after.toISOString()}`);
 }
 
+/**
+ * A recurring trigger's next run: the first strictly after `now` and after
+ * `skipThrough`, the latest of its runs cancelled on its own (null: none),
+ * so that a cancelled run is not planned again (docs/concepts.md).
+ */
+export function nextRunAfterSkips(expr: string, tz: string, now: Date, skipThrough: Date | null): Date {
+  return nextCronTime(expr, tz, skipThrough !== null && skipThrough > now ? skipThrough : now);
+}
+
 /** The next `n` runs strictly after `after`, in order (see `nextCronTime`). */
 export function nextCronTimes(expr: string, tz: string, after: Date, n: number): Date[] {
   const out: Date[] = [];

@@ -18,7 +18,7 @@
 //   recurring trigger that stays declared is cancelled with an entry (rules 3
 //   and 10), and each such trigger gets a new upcoming instance.
 import { createHash } from "node:crypto";
-import { nextCronTime } from "./cron.js";
+import { nextRunAfterSkips } from "./cron.js";
 import { type HeaderPairs, headersObject } from "./headers.js";
 import type { ScheduledAt } from "./scheduled-at.js";
 
@@ -77,6 +77,8 @@ export interface StoredJob extends StoredRequest {
 export interface StoredGenerator extends StoredRequest {
   cronExpr: string;
   tz: string;
+  /** the latest run cancelled on its own: the next instance comes after it while the schedule stays */
+  skipThrough: Date | null;
 }
 
 export interface JobWrite extends ItemRequest {
@@ -289,7 +291,9 @@ function diffItems(input: PlanInput) {
       kept.set(match.row.id, changed.length === 0 ? "unchanged" : "updated");
       if (changed.length === 0) return op("unchanged", "generator", match.row.id);
       writes.updateGenerators.push(generatorWrite(item, match.row.id, match.row.customKey, when.expr, when.tz));
-      writes.nextInstances.push({ generatorId: match.row.id, at: nextRun(when.expr, when.tz) });
+      // A new schedule forgets the runs skipped under the old one (declare_update_generators.sql).
+      const sameSchedule = match.row.cronExpr === when.expr && match.row.tz === when.tz;
+      writes.nextInstances.push({ generatorId: match.row.id, at: nextRun(when.expr, when.tz, sameSchedule ? match.row.skipThrough : null) });
       return op("updated", "generator", match.row.id, changed);
     }
     // A kind switch: the old trigger is cancelled without an entry and a new one takes the key.
@@ -304,7 +308,7 @@ function diffItems(input: PlanInput) {
 function createFor(
   item: DeclaredItem,
   writes: PlanWrites,
-  ctx: { now: Date; runMissed: boolean; id: string; nextRun: (expr: string, tz: string) => Date },
+  ctx: { now: Date; runMissed: boolean; id: string; nextRun: NextRun },
 ): { id: string; kind: TriggerKind; skipped: boolean } {
   const { id } = ctx;
   if (item.when.kind === "cron") {
@@ -318,14 +322,17 @@ function createFor(
   return { id, kind: "job", skipped: status === "skipped" };
 }
 
-/** Cron next times for one call: every recurring trigger with the same schedule gets the same time. */
-function memoNextRun(now: Date): (expr: string, tz: string) => Date {
+/** A recurring trigger's next run; `skipThrough`: its latest run cancelled on its own, if any (nextRunAfterSkips). */
+type NextRun = (expr: string, tz: string, skipThrough?: Date | null) => Date;
+
+/** Cron next times for one call: every recurring trigger with the same schedule (and skips) gets the same time. */
+function memoNextRun(now: Date): NextRun {
   const memo = new Map<string, Date>();
-  return (expr, tz) => {
-    const key = `${tz} ${expr}`;
+  return (expr, tz, skipThrough = null) => {
+    const key = `${tz} ${expr} ${skipThrough?.getTime() ?? ""}`;
     let at = memo.get(key);
     if (at === undefined) {
-      at = nextCronTime(expr, tz, now);
+      at = nextRunAfterSkips(expr, tz, now, skipThrough);
       memo.set(key, at);
     }
     return at;
@@ -366,7 +373,7 @@ export function planDeclare(input: PlanInput): Plan {
     jobEntries.push(row);
   }
   for (const g of input.generators) {
-    if (kept.get(g.id) === "unchanged") writes.nextInstances.push({ generatorId: g.id, at: nextRun(g.cronExpr, g.tz) });
+    if (kept.get(g.id) === "unchanged") writes.nextInstances.push({ generatorId: g.id, at: nextRun(g.cronExpr, g.tz, g.skipThrough) });
   }
   const generatorEntries = input.generators.filter((g) => !matched.has(g.id));
 

@@ -2,8 +2,10 @@
 -- (docs/api/declare-and-bulk.md: "recurring, differs"). Rows come as one JSON array;
 -- body is base64, headers [name, value] pairs.
 -- Params: $1 project_id, $2 rows (jsonb: id, cronExpr, tz, title, url,
--- method, headers, body, tags). Returns the ids updated.
+-- method, headers, body, tags). A new schedule (cron expression or time
+-- zone) forgets the runs skipped under the old one. Returns the ids updated.
 UPDATE generators g SET
+  skip_through = CASE WHEN g.cron_expr = x."cronExpr" AND g.tz = x.tz THEN g.skip_through END,
   cron_expr  = x."cronExpr",
   tz         = x.tz,
   title      = x.title,

@@ -3,7 +3,7 @@
 // (rows travel as one JSON array or as unnest arrays, never one per item).
 // Callers run them inside one transaction.
 import type { GeneratorWrite, JobCancel, JobWrite, StoredGenerator, StoredJob } from "@ttr/core";
-import { query, type SqlRunner } from "./sql.js";
+import { execute, query, type SqlRunner } from "./sql.js";
 
 /** Serializes /declare and /bulk calls of one project until the transaction ends. */
 export async function lockProjectDeclarations(db: SqlRunner, projectId: string): Promise<void> {
@@ -47,6 +47,15 @@ export async function cancelJobRows(db: SqlRunner, projectId: string, rows: JobC
   if (rows.length === 0) return [];
   const columns = [rows.map((r) => r.id), rows.map((r) => r.queued), rows.map((r) => r.partDay)];
   return ids(await query(db, "declare_cancel_triggers", projectId, ...columns));
+}
+
+/**
+ * Instances among `rows`, cancelled by their own ID: their runs stay
+ * cancelled (the next instance of each recurring trigger comes after them).
+ */
+export async function skipCancelledRuns(db: SqlRunner, rows: JobCancel[]): Promise<void> {
+  if (rows.length === 0) return;
+  await execute(db, "skip_cancelled_runs", rows.map((r) => r.id), [...new Set(rows.map((r) => r.partDay))]);
 }
 
 /** Cancels recurring triggers and their upcoming instance, and with `waitingInstances` their other unfinished ones. */

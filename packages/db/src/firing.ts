@@ -51,6 +51,8 @@ export interface GeneratorSchedule {
   id: string;
   cronExpr: string;
   tz: string;
+  /** its latest run cancelled on its own (cancel_trigger.sql), if any */
+  skipThrough: Date | null;
 }
 
 export const lockActiveGenerators = (db: SqlRunner, ids: string[]) => query<GeneratorSchedule>(db, "lock_active_generators", ids);

@@ -21,6 +21,10 @@ export interface GeneratorRef {
   id: string;
   status: GeneratorStatus;
   customKey: string | null;
+  cronExpr: string;
+  tz: string;
+  /** its latest run cancelled on its own (cancel_trigger.sql), if any */
+  skipThrough: Date | null;
 }
 
 /** A stored request as the api writes it. */

@@ -189,6 +189,7 @@ const perRequest: Case[] = [
   ["recurring trigger by id", "find_generator_by_id", () => [project, generator]],
   ["edit a recurring trigger", "update_generator", () => [generator, null, null, "* * * * *", "UTC", "http://127.0.0.1:9/x", "POST", "[]", null, [], "schedule", project]],
   ["cancel triggers of a declaration or /bulk", "declare_cancel_triggers", () => [project, [pendingTrigger], [true], [today()]]],
+  ["skip the runs of instances /bulk cancelled by ID", "skip_cancelled_runs", () => [[pendingTrigger], [today()]]],
   [
     "edit triggers of a declaration in place",
     "declare_update_triggers",
@@ -215,7 +216,7 @@ const perRequest: Case[] = [
 // their cases above name today.
 const DAY_NAMED = [
   "promote_due", "attempt_tags", "start_attempts", "mark_dispatched", "hold_attempts", "finish_attempts",
-  "declare_cancel_triggers", "declare_update_triggers",
+  "declare_cancel_triggers", "declare_update_triggers", "skip_cancelled_runs",
 ];
 const byDay = [...periodic, ...perRequest].filter(([, name]) => DAY_NAMED.includes(name));
 

@@ -69,6 +69,7 @@ function gen(over: Partial<StoredGenerator> = {}): StoredGenerator {
     title: "T",
     tags: ["tag", "a"],
     createdAt: new Date(Date.UTC(2030, 0, 1, 0, 0, seq)),
+    skipThrough: null,
     ...over,
   };
 }

@@ -1,6 +1,6 @@
 // Exactly one pending instance ahead of every active recurring trigger
 // (docs/concepts.md).
-import { nextCronTime } from "@ttr/core";
+import { nextRunAfterSkips } from "@ttr/core";
 import { createNextInstances, generatorsWithoutPending, lockActiveGenerators, type GeneratorSchedule, type SqlRunner } from "@ttr/db";
 import type { Logger } from "@ttr/platform";
 import { type Deps, fenced } from "./deps.js";
@@ -8,13 +8,13 @@ import { type Deps, fenced } from "./deps.js";
 /**
  * The next run strictly after `now`: after an interruption only the pending
  * instance fires late and the missed runs are skipped (docs/concepts.md, how
- * a trigger fires).
+ * a trigger fires). A run cancelled on its own is not planned again.
  */
 function nextRuns(generators: GeneratorSchedule[], now: Date, log: Logger) {
   const next: Array<{ generatorId: string; at: Date }> = [];
   for (const g of generators) {
     try {
-      next.push({ generatorId: g.id, at: nextCronTime(g.cronExpr, g.tz, now) });
+      next.push({ generatorId: g.id, at: nextRunAfterSkips(g.cronExpr, g.tz, now, g.skipThrough) });
     } catch (err) {
       log.error("cannot compute the next run", { generatorId: g.id, error: (err as Error).message });
     }

@@ -56,6 +56,7 @@ export async function applyBulk(tx: SqlRunner, call: BulkCall): Promise<{ upsert
   const targets = cancelTargets(call.cancels);
   const cancels = planCancels(targets, await db.resolveCancelTargets(tx, projectId, targets));
   const jobs = new Set(await db.cancelJobRows(tx, projectId, cancels.jobs));
+  await db.skipCancelledRuns(tx, cancels.namedById.filter((j) => jobs.has(j.id)));
   const generators = new Set(await db.cancelGeneratorRows(tx, projectId, cancels.generators, false));
   // A target not locked when resolved may have moved on meanwhile: only what was cancelled is reported.
   const cancelled = cancels.entries.filter((e) => (e.kind === "job" ? jobs : generators).has(e.id));

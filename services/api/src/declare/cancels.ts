@@ -21,6 +21,8 @@ export interface CancelEntry {
 
 export interface CancelPlan {
   jobs: JobCancel[];
+  /** the jobs named by their own ID: an instance among them keeps its run skipped (skip_cancelled_runs.sql) */
+  namedById: JobCancel[];
   generators: string[];
   entries: CancelEntry[];
 }
@@ -54,6 +56,7 @@ export function planCancels(targets: CancelTarget[], matches: CancelMatch[]): Ca
     else byTarget.set(m.n, [m]);
   }
   const jobs = new Map<string, JobCancel>();
+  const namedById = new Set<string>();
   const generators = new Set<string>();
   const entries: CancelEntry[] = [];
   for (const target of targets) {
@@ -65,6 +68,7 @@ export function planCancels(targets: CancelTarget[], matches: CancelMatch[]): Ca
         if (generators.has(m.id)) continue;
         generators.add(m.id);
       } else {
+        if (m.via === "id") namedById.add(m.id);
         const seen = jobs.get(m.id);
         if (seen) {
           seen.queued ||= m.via === "tag";
@@ -76,5 +80,6 @@ export function planCancels(targets: CancelTarget[], matches: CancelMatch[]): Ca
       entries.push({ id: m.id, kind: m.kind, customKey: m.customKey });
     }
   }
-  return { jobs: [...jobs.values()], generators: [...generators], entries };
+  const all = [...jobs.values()];
+  return { jobs: all, namedById: all.filter((j) => namedById.has(j.id)), generators: [...generators], entries };
 }

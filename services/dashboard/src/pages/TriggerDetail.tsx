@@ -77,8 +77,13 @@ function Schedule({ t }: { t: Trigger }) {
 
 const RUNS = 10;
 
-function NextRuns({ cronExpr, tz }: { cronExpr: string; tz: string }) {
-  const runs = nextRuns(cronExpr, tz, RUNS);
+/**
+ * From the pending instance on: a run cancelled on its own, before it, is
+ * not coming (docs/concepts.md, recurring trigger states).
+ */
+function NextRuns({ cronExpr, tz, pendingAt }: { cronExpr: string; tz: string; pendingAt: string | null }) {
+  const from = Math.max(Date.now(), pendingAt === null ? 0 : Date.parse(pendingAt) - 1);
+  const runs = nextRuns(cronExpr, tz, RUNS, new Date(from));
   return (
     <section className="card" aria-labelledby="runs-h">
       <h2 id="runs-h">Next {RUNS} runs</h2>
@@ -338,7 +343,7 @@ export function TriggerDetail({ id }: { id: string }) {
         </div>
       </section>
 
-      {t.kind === "generator" && t.status === "active" && t.cronExpr && <NextRuns cronExpr={t.cronExpr} tz={t.tz ?? "UTC"} />}
+      {t.kind === "generator" && t.status === "active" && t.cronExpr && <NextRuns cronExpr={t.cronExpr} tz={t.tz ?? "UTC"} pendingAt={t.scheduledAt} />}
 
       {t.kind === "job" ? (
         <section className="card" aria-labelledby="executions-h">

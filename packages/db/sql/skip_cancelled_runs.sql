@@ -1,0 +1,13 @@
+-- Runs of recurring triggers cancelled on their own, by their instances'
+-- IDs (a /bulk cancel by ID), stay cancelled: each recurring trigger's next
+-- instance comes after the latest of them (generators.skip_through;
+-- docs/concepts.md). Rows that are not cancelled instances change nothing.
+-- Params: $1 trigger ids (uuid[]), $2 their days (date[]).
+UPDATE generators g SET skip_through = GREATEST(g.skip_through, c.last)
+FROM (
+  SELECT generator_id, max(scheduled_at) AS last
+  FROM triggers
+  WHERE id = ANY ($1::uuid[]) AND part_day = ANY ($2::date[]) AND generator_id IS NOT NULL AND status = 'cancelled'
+  GROUP BY generator_id
+) c
+WHERE g.id = c.generator_id AND g.status = 'active'
