@@ -2,6 +2,7 @@
 // the answers DELETE /cancel gives (docs/api/cancel.md). The api's route and
 // the CLI's `trigger cancel` share it.
 import { gone, notFound } from "@ttr/core";
+import { retryConflicts } from "./client.js";
 import type { SqlRunner, Transactional } from "./sql.js";
 import * as t from "./triggers.js";
 
@@ -48,7 +49,7 @@ async function cancelByKey(tx: SqlRunner, projectId: string, key: string): Promi
  * partitions than running (docs/storage.md).
  */
 export function cancelOne(db: Transactional, projectId: string, target: { triggerId: string } | { customKey: string }): Promise<void> {
-  return db.$transaction((tx) =>
-    "triggerId" in target ? cancelById(tx, projectId, target.triggerId) : cancelByKey(tx, projectId, target.customKey),
+  return retryConflicts(() =>
+    db.$transaction((tx) => ("triggerId" in target ? cancelById(tx, projectId, target.triggerId) : cancelByKey(tx, projectId, target.customKey))),
   );
 }

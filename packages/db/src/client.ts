@@ -79,6 +79,23 @@ export const isStatementTimeout = (err: unknown): boolean => hasCode(err, "57014
  */
 export const isConflict = (err: unknown): boolean => hasCode(err, "40P01") || hasCode(err, "40001");
 
+/**
+ * Runs a transaction again, at once and up to `tries` times in all, while
+ * PostgreSQL rolls it back as a conflict's victim (isConflict): the lost
+ * run changed nothing, and the other side has gone on by then. An edit of a
+ * recurring trigger locks it before its pending instance, while the
+ * scheduler and a cancel by the instance's ID lock the instance first.
+ */
+export async function retryConflicts<T>(transaction: () => Promise<T>, tries = 3): Promise<T> {
+  for (let run = 1; ; run++) {
+    try {
+      return await transaction();
+    } catch (err) {
+      if (!isConflict(err) || run >= tries) throw err;
+    }
+  }
+}
+
 /** PostgreSQL's unique_violation (23505), as pg raises it or as Prisma wraps a raw statement's error. */
 export const isUniqueViolation = (err: unknown): boolean => hasCode(err, "23505");
 

@@ -8,7 +8,7 @@
 // The caller's credentials are checked at their place in that order (after
 // the URL, tags, title and key, before the date): `project` does it.
 import { badRequest, checkCustomKey, checkScheduleTags, checkTitle, type HeaderPairs, parseScheduledAt, quotaExceeded } from "@ttr/core";
-import { isDatabaseUnavailable, mayHaveCommitted, projectUsage } from "@ttr/db";
+import { isDatabaseUnavailable, mayHaveCommitted, projectUsage, retryConflicts } from "@ttr/db";
 import type { Deps } from "../deps.js";
 import { applyPlainOneShot, applySchedule, isPlainOneShot, type ScheduleCall } from "./apply.js";
 import { OneShotInserts } from "./inserts.js";
@@ -113,7 +113,7 @@ export class Scheduling {
     // less than half the api CPU per call of Prisma's interactive
     // transaction (test/bench/HISTORY.md, 123 and 124), and bounded in time
     // as that pool's other statements are.
-    return this.deps.pg.$transaction((tx) => applySchedule(tx, call));
+    return retryConflicts(() => this.deps.pg.$transaction((tx) => applySchedule(tx, call)));
   }
 
   /** Best effort: with PostgreSQL away this fails too, and the unit stays used. */
