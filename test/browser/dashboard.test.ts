@@ -284,7 +284,7 @@ describe("the dashboard in a browser", () => {
     const secondRun = await runs.nth(1).textContent();
     const [pending] = await sys.db.$queryRawUnsafe<Array<{ id: string }>>("SELECT id::text FROM triggers WHERE generator_id = $1::uuid AND status = 'registered'", id);
     expect((await sys.call("DELETE", "/cancel", { "ttr-api-key": sys.apiKey, "ttr-trigger-id": pending!.id })).status).toBe(204);
-    await instances.nth(1).waitFor({ timeout: 15_000 });
+    await instances.nth(1).waitFor({ timeout: 10_000 });
     await page.reload();
     await runs.first().waitFor();
     expect(await runs.first().textContent()).toBe(secondRun);

@@ -204,11 +204,12 @@ describe("a run cancelled on its own (docs/concepts.md)", () => {
     const declared = await sys.call("POST", "/declare", json, declareBody);
     expect(declared.status, declared.text).toBe(200);
     const genId = (declared.json() as { operations: Array<{ id: string }> }).operations[0]!.id;
-    const pendingAt = (at: number, what: string) =>
-      eventually(async () => {
-        const pending = (await instancesOf(sys.db, genId)).filter((i) => i.status === "registered");
-        return pending.length === 1 && pending[0]!.scheduledAt.getTime() === at ? pending[0] : undefined;
-      }, 8000, what); // the scheduler's sweep, every 5 s, creates a missing instance
+    // Each call creates the next instance in its own transaction: there is one pending instance at every moment.
+    const pendingAt = async (at: number, what: string) => {
+      const pending = (await instancesOf(sys.db, genId)).filter((i) => i.status === "registered");
+      expect(pending.map((p) => p.scheduledAt.toISOString()), what).toEqual([new Date(at).toISOString()]);
+      return pending[0]!;
+    };
     const first = newYearAfter(Date.now());
     let pending = await pendingAt(first, "the first instance");
 

@@ -3,6 +3,7 @@
 -- instance comes after the latest of them (generators.skip_through;
 -- docs/concepts.md). Rows that are not cancelled instances change nothing.
 -- Params: $1 trigger ids (uuid[]), $2 their days (date[]).
+-- Returns the recurring triggers changed.
 UPDATE generators g SET skip_through = GREATEST(g.skip_through, c.last)
 FROM (
   SELECT generator_id, max(scheduled_at) AS last
@@ -11,3 +12,4 @@ FROM (
   GROUP BY generator_id
 ) c
 WHERE g.id = c.generator_id AND g.status = 'active'
+RETURNING g.id::text AS id

@@ -3,7 +3,8 @@
 // (rows travel as one JSON array or as unnest arrays, never one per item).
 // Callers run them inside one transaction.
 import type { GeneratorWrite, JobCancel, JobWrite, StoredGenerator, StoredJob } from "@ttr/core";
-import { execute, query, type SqlRunner } from "./sql.js";
+import { nextInstanceNow } from "./cancel.js";
+import { query, type SqlRunner } from "./sql.js";
 
 /** Serializes /declare and /bulk calls of one project until the transaction ends. */
 export async function lockProjectDeclarations(db: SqlRunner, projectId: string): Promise<void> {
@@ -51,11 +52,13 @@ export async function cancelJobRows(db: SqlRunner, projectId: string, rows: JobC
 
 /**
  * Instances among `rows`, cancelled by their own ID: their runs stay
- * cancelled (the next instance of each recurring trigger comes after them).
+ * cancelled, and each recurring trigger's next instance, after them, is
+ * created in the same transaction.
  */
 export async function skipCancelledRuns(db: SqlRunner, rows: JobCancel[]): Promise<void> {
   if (rows.length === 0) return;
-  await execute(db, "skip_cancelled_runs", rows.map((r) => r.id), [...new Set(rows.map((r) => r.partDay))]);
+  const changed = ids(await query(db, "skip_cancelled_runs", rows.map((r) => r.id), [...new Set(rows.map((r) => r.partDay))]));
+  await nextInstanceNow(db, changed);
 }
 
 /** Cancels recurring triggers and their upcoming instance, and with `waitingInstances` their other unfinished ones. */

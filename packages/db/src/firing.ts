@@ -1,7 +1,7 @@
 // The firing pipeline's state changes (docs/concepts.md: how a
 // trigger fires, states): the scheduler promotes, plans and dispatches; the executor starts
 // and finishes attempts; the reaper closes lost ones. One statement each.
-import type { RetryFields } from "@ttr/core";
+import { nextRunAfterSkips, type RetryFields } from "@ttr/core";
 import type { PgRunner } from "./pool.js";
 import { execute, query, queryOne, type SqlRunner } from "./sql.js";
 
@@ -62,6 +62,33 @@ export async function createNextInstances(db: SqlRunner, next: Array<{ generator
   if (next.length === 0) return 0;
   const rows = await query(db, "create_next_instances", next.map((n) => n.generatorId), next.map((n) => n.at.toISOString()));
   return rows.length;
+}
+
+/**
+ * Creates the pending instance of each of these recurring triggers that is
+ * still active and has none, in the caller's transaction, at its next run:
+ * strictly after `now` (after an interruption only the pending instance
+ * fires late and the missed runs are skipped) and after its runs cancelled
+ * on their own (docs/concepts.md). Locks them first, so that an edit
+ * through /schedule or /declare and this serialize. `onCronError` hears of
+ * a stored expression that yields no next run; that one gets no instance.
+ */
+export async function createInstancesAfter(
+  tx: SqlRunner,
+  generatorIds: string[],
+  now: Date,
+  onCronError: (generatorId: string, err: Error) => void,
+): Promise<number> {
+  if (generatorIds.length === 0) return 0;
+  const next: Array<{ generatorId: string; at: Date }> = [];
+  for (const g of await lockActiveGenerators(tx, [...new Set(generatorIds)])) {
+    try {
+      next.push({ generatorId: g.id, at: nextRunAfterSkips(g.cronExpr, g.tz, now, g.skipThrough) });
+    } catch (err) {
+      onCronError(g.id, err as Error);
+    }
+  }
+  return createNextInstances(tx, next);
 }
 
 export interface DispatchCandidate extends AttemptRef {
