@@ -37,7 +37,7 @@ if (applied.length) say(`applied migrations: ${applied.join(", ")}`);
 // dashboard password, because only hashes of earlier ones are stored.
 const client = db.createDb(DATABASE_URL, { max: 2, applicationName: "ttr-start" });
 let project = await client.project.findFirst({ where: { name: "demo" }, orderBy: { createdAt: "asc" } });
-const quota = Number(env.TTR_DEFAULT_MONTHLY_QUOTA ?? 100000);
+const quota = db.defaultMonthlyQuota(env);
 let apiKey;
 if (!project) {
   const created = await db.createProject(client, "demo", quota);

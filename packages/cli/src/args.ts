@@ -3,6 +3,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { type SecretKeys, secretKeys } from "@ttr/core";
+import { MAX_MONTHLY_QUOTA } from "@ttr/db";
 
 /** A mistake in how the command was called: usage on stderr, exit code 2. */
 export class UsageError extends Error {}
@@ -49,6 +50,14 @@ export function count(value: string | undefined, flag: string, fallback?: number
   const text = need(value, flag);
   const n = Number(text);
   if (!/^\d+$/.test(text) || !Number.isSafeInteger(n)) throw new UsageError(`--${flag} must be a whole number ≥ 0`);
+  return n;
+}
+
+/** A monthly quota: a whole number from 0 to MAX_MONTHLY_QUOTA. */
+export function quota(value: string | undefined, fallback?: () => number): number {
+  if (value === undefined && fallback !== undefined) return fallback();
+  const n = count(value, "quota");
+  if (n > MAX_MONTHLY_QUOTA) throw new UsageError(`--quota must be a whole number from 0 to ${MAX_MONTHLY_QUOTA}`);
   return n;
 }
 

@@ -19,11 +19,16 @@ export interface Ran {
 
 /** `ttr`, `ttrWithInput` and `json` bound to the database whose URL `databaseUrl` gives when called. */
 export function cliRunner(databaseUrl: () => string) {
-  const env = () => ({ ...process.env, DATABASE_URL: databaseUrl() });
+  const env = (extra: Record<string, string> = {}) => ({ ...process.env, DATABASE_URL: databaseUrl(), ...extra });
 
-  async function ttr(...args: string[]): Promise<Ran> {
+  function ttr(...args: string[]): Promise<Ran> {
+    return ttrWithEnv({}, ...args);
+  }
+
+  /** `ttr` with these environment variables set too. */
+  async function ttrWithEnv(extra: Record<string, string>, ...args: string[]): Promise<Ran> {
     try {
-      const { stdout, stderr } = await run(process.execPath, [main, ...args], { env: env() });
+      const { stdout, stderr } = await run(process.execPath, [main, ...args], { env: env(extra) });
       return { stdout, stderr, code: 0 };
     } catch (err) {
       const e = err as { stdout: string; stderr: string; code: number };
@@ -51,7 +56,7 @@ export function cliRunner(databaseUrl: () => string) {
     return JSON.parse(out.stdout) as T;
   }
 
-  return { ttr, ttrWithInput, json };
+  return { ttr, ttrWithEnv, ttrWithInput, json };
 }
 
 /**

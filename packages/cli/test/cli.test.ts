@@ -1,13 +1,13 @@
 // The admin CLI's set-up commands, run as a process against a fresh database.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyPassword } from "@ttr/core";
-import { createDb, createSession, type Db } from "@ttr/db";
+import { createDb, createSession, type Db, defaultMonthlyQuota } from "@ttr/db";
 import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
 import { cliRunner, UUID } from "./cli-support.js";
 
 let database: TestDatabase;
 let db: Db;
-const { ttr, ttrWithInput, json } = cliRunner(() => database.url);
+const { ttr, ttrWithEnv, ttrWithInput, json } = cliRunner(() => database.url);
 
 beforeAll(async () => {
   database = await freshDatabase();
@@ -46,6 +46,27 @@ describe("ttr admin CLI", { timeout: 90_000 }, () => {
     const out = await json("project", "create", "--name", "defaults");
     const [row] = await db.$queryRawUnsafe<Array<{ monthly_quota: number }>>(`SELECT monthly_quota FROM projects WHERE id = $1::uuid`, out.projectId);
     expect(row!.monthly_quota).toBe(100000);
+  });
+
+  it("a quota that is not a whole number from 0 to 2147483647 is refused, from --quota (usage, exit 2) or TTR_DEFAULT_MONTHLY_QUOTA (exit 1), and no project is made", async () => {
+    const projects = async () => Number((await db.$queryRawUnsafe<Array<{ n: bigint }>>("SELECT count(*) AS n FROM projects"))[0]!.n);
+    const before = await projects();
+    const over = await ttr("project", "create", "--name", "huge", "--quota", "3000000000", "--json");
+    expect(over.code).toBe(2);
+    expect(over.stdout).toBe("");
+    expect(over.stderr).toContain("--quota must be a whole number from 0 to 2147483647");
+    const env = await ttrWithEnv({ TTR_DEFAULT_MONTHLY_QUOTA: "1.5" }, "project", "create", "--name", "fraction", "--json");
+    expect(env.code).toBe(1);
+    expect(env.stdout).toBe("");
+    expect(env.stderr).toContain('TTR_DEFAULT_MONTHLY_QUOTA must be a whole number from 0 to 2147483647, not "1.5"');
+    expect(await projects()).toBe(before);
+    // the same reading, without a process each
+    expect(defaultMonthlyQuota({})).toBe(100000);
+    expect(defaultMonthlyQuota({ TTR_DEFAULT_MONTHLY_QUOTA: "" })).toBe(100000);
+    expect(defaultMonthlyQuota({ TTR_DEFAULT_MONTHLY_QUOTA: " 250 " })).toBe(250);
+    expect(defaultMonthlyQuota({ TTR_DEFAULT_MONTHLY_QUOTA: "0" })).toBe(0);
+    expect(defaultMonthlyQuota({ TTR_DEFAULT_MONTHLY_QUOTA: "2147483647" })).toBe(2147483647);
+    for (const bad of ["abc", "-1", "1e3", "2147483648", "0x10"]) expect(() => defaultMonthlyQuota({ TTR_DEFAULT_MONTHLY_QUOTA: bad }), bad).toThrow(/must be a whole number/);
   });
 
   it("sets a quota, creates and revokes API keys, creates users", async () => {

@@ -3,6 +3,24 @@
 import { hashPassword, keyDisplayPrefix, newApiKey, sha256Hex } from "@ttr/core";
 import type { Db } from "./client.js";
 
+/** The largest monthly quota a project can hold (a PostgreSQL integer). */
+export const MAX_MONTHLY_QUOTA = 2_147_483_647;
+
+/**
+ * TTR_DEFAULT_MONTHLY_QUOTA from `env`: the quota of a project created
+ * without one (docs/configuration.md), 100000 when unset or empty. Anything
+ * but a whole number from 0 to MAX_MONTHLY_QUOTA is refused, not read as
+ * some other number.
+ */
+export function defaultMonthlyQuota(env: Record<string, string | undefined>): number {
+  const raw = env.TTR_DEFAULT_MONTHLY_QUOTA?.trim() ?? "";
+  if (raw === "") return 100_000;
+  if (!/^\d+$/.test(raw) || Number(raw) > MAX_MONTHLY_QUOTA) {
+    throw new Error(`Invalid configuration: TTR_DEFAULT_MONTHLY_QUOTA must be a whole number from 0 to ${MAX_MONTHLY_QUOTA}, not "${raw}"`);
+  }
+  return Number(raw);
+}
+
 export async function createProject(db: Db, name: string, monthlyQuota: number): Promise<{ projectId: string; apiKey: string }> {
   const apiKey = newApiKey();
   const project = await db.project.create({

@@ -8,6 +8,7 @@ import {
   createDatabaseIfMissing,
   createProject,
   createUser,
+  defaultMonthlyQuota,
   ensurePartitions,
   ensureSigningSecret,
   prune,
@@ -19,7 +20,7 @@ import {
   withPgClient,
 } from "@ttr/db";
 import { PREVIOUS_SECRET_SIGNS_HOURS } from "@ttr/core";
-import { count, need, password, secretKeysOrNull, uuid } from "../args.js";
+import { count, need, password, quota, secretKeysOrNull, uuid } from "../args.js";
 import { type Command, str } from "../command.js";
 
 const s = { type: "string" } as const;
@@ -61,8 +62,8 @@ export const adminCommands: Command[] = [
     summary: "create a project and its first API key (shown once)",
     options: { name: s, quota: s },
     async run(flags, ctx) {
-      const fallback = Number(process.env.TTR_DEFAULT_MONTHLY_QUOTA ?? 100000);
-      const out = await createProject(ctx.db(), need(str(flags, "name"), "name"), count(str(flags, "quota"), "quota", fallback));
+      const monthlyQuota = quota(str(flags, "quota"), () => defaultMonthlyQuota(process.env));
+      const out = await createProject(ctx.db(), need(str(flags, "name"), "name"), monthlyQuota);
       return { json: out, text: `project ${out.projectId}\napi key ${out.apiKey} (shown once)` };
     },
   },
@@ -73,7 +74,7 @@ export const adminCommands: Command[] = [
     options: { project: s, quota: s },
     async run(flags, ctx) {
       const projectId = uuid(str(flags, "project"), "project");
-      const monthlyQuota = count(str(flags, "quota"), "quota");
+      const monthlyQuota = quota(str(flags, "quota"));
       if (!(await setProjectQuota(ctx.db(), projectId, monthlyQuota))) throw new Error(`project ${projectId} not found`);
       return { json: { projectId, monthlyQuota }, text: `project ${projectId} quota ${monthlyQuota}` };
     },
