@@ -15,7 +15,9 @@ export function triggerJson(t: DashboardTriggerRow) {
     kind: t.kind,
     status: t.status,
     customKey: t.customKey,
-    title: t.title,
+    // A recurring trigger's title is stored (and compared by /declare) but
+    // never shown (docs/concepts.md); its instances carry none.
+    title: t.kind === "generator" ? null : t.title,
     url: t.url,
     method: t.method,
     headers: headersObject(t.headers),

@@ -74,7 +74,7 @@ describe("Trigger JSON", () => {
   });
 
   it("a recurring trigger and its instance", async () => {
-    const genId = await schedule({ "ttr-scheduled-at": "cron(0 12 * * *)", "ttr-custom-key": "daily", "ttr-tags": "cron" });
+    const genId = await schedule({ "ttr-scheduled-at": "cron(0 12 * * *)", "ttr-custom-key": "daily", "ttr-tags": "cron", "ttr-title": "Hidden daily title" });
     const [instance] = await instancesOf(api.db, genId);
     const { trigger, executions } = await s.get(`/triggers/${genId}`);
     expect(Object.keys(trigger).sort()).toEqual(TRIGGER_KEYS);
@@ -88,7 +88,9 @@ describe("Trigger JSON", () => {
       generatorId: null,
       tags: ["cron"],
       scheduledAt: instance!.scheduledAt.toISOString(),
+      title: null, // stored, never shown (docs/concepts.md)
     });
+    expect(JSON.stringify((await s.get("/triggers?kind=generator")).triggers)).not.toContain("Hidden daily title");
     expect(executions).toEqual([]);
     const inst = (await s.get(`/triggers/${instance!.id}`)).trigger;
     expect(inst).toMatchObject({ kind: "job", status: "registered", generatorId: genId, customKey: null, title: null, cronExpr: null, tz: null });

@@ -951,6 +951,7 @@ export interface components {
              */
             status: "registered" | "skipped" | "queued" | "running" | "retrying" | "completed" | "cancelled" | "active";
             customKey: string | null;
+            /** @description Null on a recurring trigger (its title is stored but never shown) and on an instance (it has none). */
             title: string | null;
             url: string;
             method: string;

@@ -25,7 +25,7 @@ const TRIGGERS: Json = {
         description: "One-shots and instances: registered, skipped, queued, running, retrying, completed, cancelled. Recurring triggers: active, cancelled.",
       },
       customKey: { type: ["string", "null"] },
-      title: { type: ["string", "null"] },
+      title: { type: ["string", "null"], description: "Null on a recurring trigger (its title is stored but never shown) and on an instance (it has none)." },
       url: { type: "string" },
       method: { type: "string" },
       headers: { type: "object", additionalProperties: { type: "string" }, description: "As stored and sent; repeated names joined with `, `." },

@@ -90,7 +90,11 @@ export function emptyForm(now: Date = new Date()): TriggerForm {
   };
 }
 
-/** The form filled from a trigger, for Edit. A recurring trigger's title is kept but not shown (docs/concepts.md). */
+/**
+ * The form filled from a trigger, for Edit. A recurring trigger's title is
+ * never shown, not even to the dashboard, so an edit stores it as none
+ * (docs/concepts.md).
+ */
 export function formOf(t: Trigger): TriggerForm {
   return {
     url: t.url,
