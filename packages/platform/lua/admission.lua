@@ -6,6 +6,9 @@
 --                                        the tag's most recent starts, capped
 --                                        by rank, so "is there room in this
 --                                        window" needs only the n-th newest.
+--                                        The cap is ARGV[3], or a limited
+--                                        tag's largest whole rate if higher:
+--                                        the n-th newest must still be there.
 --   KEY_PREFIX .. "<project>:<tag>:run"  SET of attempts admitted and not ended
 --   KEY_PREFIX .. "<project>:<tag>:wait" SET of attempts admitted, not started
 -- Every admitted attempt is recorded on every tag it carries, limited or not,
@@ -26,6 +29,18 @@ local limits = input.limits
 
 local blocked = {}
 local pendingBefore = {}
+
+-- How many starts a tag's log keeps: enough for its largest rate.
+local function capOf(pt)
+  local limit = limits[pt]
+  local keep = cap
+  if limit ~= nil then
+    for _, w in ipairs(limit.windows) do
+      if w[2] > keep then keep = math.floor(w[2]) end
+    end
+  end
+  return keep
+end
 
 local function hasRoom(pt, limit)
   if blocked[pt] then return false end
@@ -71,7 +86,7 @@ for _, c in ipairs(input.candidates) do
     for _, tag in ipairs(tags) do
       local base = prefix .. project .. ":" .. tag
       redis.call("ZADD", base .. ":log", now, id)
-      redis.call("ZREMRANGEBYRANK", base .. ":log", 0, -(cap + 1))
+      redis.call("ZREMRANGEBYRANK", base .. ":log", 0, -(capOf(project .. ":" .. tag) + 1))
       redis.call("ZREMRANGEBYSCORE", base .. ":log", "-inf", "(" .. oldest)
       redis.call("SADD", base .. ":run", id)
       redis.call("SADD", base .. ":wait", id)

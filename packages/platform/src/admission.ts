@@ -9,7 +9,12 @@ const SCRIPT = readFileSync(new URL("../lua/admission.lua", import.meta.url), "u
 
 /** Starts older than the longest possible window (30 days, docs/api/tag-policies.md, throughput) are never needed. */
 export const MAX_WINDOW_MS = 30 * 24 * 3600 * 1000;
-/** Starts kept per tag: enough for any rate up to this many per window. */
+/**
+ * Starts kept per tag: enough for any rate up to this many per window. A
+ * tag whose policy allows more keeps as many as its largest rate
+ * (admission.lua); a policy created later over a busy unlimited tag counts
+ * at most this many of the starts made before it.
+ */
 export const DEFAULT_LOG_CAP = 1000;
 
 export interface TagLimit {
@@ -75,14 +80,29 @@ export async function markStarted(redis: Redis, prefix: string, projectId: strin
   await multi.exec();
 }
 
-/** The attempt ended (response, network error, timeout, or closed as Executor died): its slots are free. */
-export async function markEnded(redis: Redis, prefix: string, projectId: string, tags: string[], executionId: string): Promise<void> {
+/** Frees the attempt's slots on each tag; `unsent`: takes its start back too. */
+async function release(redis: Redis, prefix: string, projectId: string, tags: string[], executionId: string, unsent: boolean): Promise<void> {
   if (tags.length === 0) return;
   const multi = redis.multi();
   for (const tag of tags) {
     const base = `${key(prefix)}${projectId}:${tag}`;
     multi.srem(`${base}:run`, executionId);
     multi.srem(`${base}:wait`, executionId);
+    if (unsent) multi.zrem(`${base}:log`, executionId);
   }
   await multi.exec();
+}
+
+/**
+ * Admitted, then never sent (its trigger was cancelled meanwhile): its slots
+ * are free, and its start is taken back, since throughput counts only
+ * attempts that started (docs/api/tag-policies.md).
+ */
+export function markDropped(redis: Redis, prefix: string, projectId: string, tags: string[], executionId: string): Promise<void> {
+  return release(redis, prefix, projectId, tags, executionId, true);
+}
+
+/** The attempt ended (response, network error, timeout, or closed as Executor died): its slots are free. */
+export function markEnded(redis: Redis, prefix: string, projectId: string, tags: string[], executionId: string): Promise<void> {
+  return release(redis, prefix, projectId, tags, executionId, false);
 }

@@ -16,7 +16,7 @@ import {
   type StartedAttempt,
   startAttempts,
 } from "@ttr/db";
-import { type BackgroundWork, Batcher, isRedisUnavailable, type Logger, markEnded, markStarted, type OutageLog } from "@ttr/platform";
+import { type BackgroundWork, Batcher, isRedisUnavailable, type Logger, markDropped, markEnded, markStarted, type OutageLog } from "@ttr/platform";
 import type { Redis } from "ioredis";
 import type { ExecutorEnv } from "./env.js";
 import type { Metrics } from "./metrics.js";
@@ -135,8 +135,10 @@ async function start(deps: WorkerDeps, job: AttemptJob, retried = false): Promis
     const moved = retried ? null : await storedElsewhere(deps, ref.executionId, ref.partDay);
     return moved ? start(deps, moved, true) : null;
   }
-  // Cancelled after admission, or already started elsewhere: free what admission reserved.
-  if (owner.status !== "started") await markEnded(deps.redis, deps.env.TTR_REDIS_PREFIX, owner.projectId, owner.tags, ref.executionId);
+  // Cancelled after admission: free what admission reserved, its start too
+  // (it never went out). Started elsewhere and ended since: its start stays.
+  if (owner.status === "cancelled") await markDropped(deps.redis, deps.env.TTR_REDIS_PREFIX, owner.projectId, owner.tags, ref.executionId);
+  else if (owner.status !== "started") await markEnded(deps.redis, deps.env.TTR_REDIS_PREFIX, owner.projectId, owner.tags, ref.executionId);
   deps.log.debug("attempt no longer startable", { executionId: ref.executionId });
   return null;
 }

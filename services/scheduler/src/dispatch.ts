@@ -6,7 +6,7 @@
 import { ATTEMPT_JOB, attemptJobOptions, attemptJobs, executionIdsOf } from "@ttr/core";
 import type { JobType } from "bullmq";
 import { type AttemptRef, type DispatchCandidate, holdAttempts, markDispatched, selectDispatchable, selectHeld, type SqlRunner, staleDispatched } from "@ttr/db";
-import { markEnded } from "@ttr/platform";
+import { markDropped } from "@ttr/platform";
 import { type Deps, fenced } from "./deps.js";
 
 /** The job id of a copy beside a stuck job: see requeueLost. */
@@ -115,7 +115,7 @@ async function admitOrHold(deps: Deps, tx: SqlRunner, candidates: Array<Dispatch
 }
 
 async function afterCommit(deps: Deps, ids: AttemptRef[], released: DispatchCandidate[]): Promise<void> {
-  for (const c of released) await markEnded(deps.redis, deps.env.TTR_REDIS_PREFIX, c.projectId, c.tags, c.executionId);
+  for (const c of released) await markDropped(deps.redis, deps.env.TTR_REDIS_PREFIX, c.projectId, c.tags, c.executionId);
   // Frozen between commit and here, past the lease: the replica that took
   // over enqueues these (recoverQueue), not this one.
   if (!deps.lease.held()) return;
