@@ -38,8 +38,8 @@ const TTR = ["migrate", "api", "scheduler", "executor-1", "executor-2"];
 const LONG_RUNNING: Array<[string, number]> = [
   ["api", 8080],
   ["scheduler", 9464],
-  ["executor-1", 9465],
-  ["executor-2", 9465],
+  ["executor-1", 9464],
+  ["executor-2", 9464],
 ];
 
 describe("deploy/compose.yaml", () => {

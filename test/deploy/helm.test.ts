@@ -157,7 +157,7 @@ describe("defaults", () => {
     const env = envOf(executor.spec.template.spec.containers[0]);
     expect(env.get("EXECUTOR_SHUTDOWN_GRACE_SECONDS")?.value).toBe("330");
     expect(executor.spec.template.spec.terminationGracePeriodSeconds).toBe(360);
-    expect(env.get("METRICS_PORT")?.value).toBe("9465");
+    expect(env.get("METRICS_PORT")?.value).toBe("9464");
     expect(find(objects, "ConfigMap", "-config").data.TTR_BLOCK_PRIVATE_NETWORKS).toBe("true");
     const res = await helm(["template", RELEASE, ".", "--set", "executor.terminationGracePeriodSeconds=300"]);
     expect(res.code).not.toBe(0);

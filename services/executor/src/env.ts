@@ -46,7 +46,7 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env): ExecutorEnv {
       /** on SIGTERM, how long in-flight attempts may take before the process exits anyway */
       EXECUTOR_SHUTDOWN_GRACE_SECONDS: Joi.number().integer().min(0).max(7200).default(330),
       /** port of /healthz, /readyz and /metrics */
-      METRICS_PORT: Joi.number().port().default(9465),
+      METRICS_PORT: Joi.number().port().default(9464),
       DB_POOL_SIZE: Joi.number().integer().min(2).max(200).default(10),
       /**
        * Attempts starting at about the same time share one SQL statement; a
