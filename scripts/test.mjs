@@ -33,6 +33,12 @@ if (typecheck.status !== 0) {
   process.exit(typecheck.status ?? 1);
 }
 
+// The services the tests start send to targets on 127.0.0.1 (they are given
+// their environment, not this one's), so private networks stay reachable.
+process.stdout.write(
+  "ttr: the services these tests start run with TTR_BLOCK_PRIVATE_NETWORKS off (their targets are on 127.0.0.1); the tests of the block switch it on, and the container image and the Helm chart default to on\n",
+);
+
 mkdirSync(dataDir, { recursive: true });
 const report = path.join(dataDir, "test-report.json");
 const res = spawnSync(

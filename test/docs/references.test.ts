@@ -126,6 +126,16 @@ describe("the repository explains itself", () => {
     expect(found).toEqual([]);
   });
 
+  it("no Markdown page links its reader to a web page: what a reader needs is explained here", () => {
+    const web: string[] = [];
+    for (const page of files.filter((f) => f.endsWith(".md"))) {
+      for (const link of linksOf(page, readFileSync(path.join(root, page), "utf8"))) {
+        if (/^(https?:)?\/\//i.test(link.target)) web.push(`${link.file}:${link.line}: ${link.target}`);
+      }
+    }
+    expect(web).toEqual([]);
+  });
+
   it("every relative link of the tracked Markdown pages (README.md, docs/ and the rest) leads to an existing file and heading", () => {
     const pages = files.filter((f) => f.endsWith(".md"));
     expect(pages.length).toBeGreaterThan(10);
