@@ -29,8 +29,8 @@ const ROUTE_ANSWERS_WITHIN_MS = 10_000;
  * The body of a request whose headers arrived failed. Its route answers, so
  * that checks on headers come first (docs/api/schedule.md: missing headers,
  * then the body) and a route that reads no body answers as usual. Returns
- * false when that request is already answered or complete: the error then
- * belongs to what follows it on the connection.
+ * false when that request is complete: the error then belongs to what
+ * follows it on the connection.
  */
 function letRouteAnswer(socket: Duplex, last: { req: http.IncomingMessage; res: http.ServerResponse } | undefined): boolean {
   if (!last || last.req.complete) return false;
