@@ -21,16 +21,18 @@ function reply(socket: Duplex, status: string, body = "", reason = ""): void {
 
 /**
  * How long a request whose body failed may take to answer before the server
- * answers for it (a route that never looks at the failure, say).
+ * answers for it: a safety net for a route that never looks at the failure,
+ * far beyond the time any route takes (each bounds its own storage calls).
  */
-const ROUTE_ANSWERS_WITHIN_MS = 10_000;
+const ROUTE_ANSWERS_WITHIN_MS = 60_000;
 
 /**
- * The body of a request whose headers arrived failed. Its route answers, so
- * that checks on headers come first (docs/api/schedule.md: missing headers,
- * then the body) and a route that reads no body answers as usual. Returns
- * false when that request is complete: the error then belongs to what
- * follows it on the connection.
+ * The parser failed while the body of a request whose headers arrived was
+ * coming in (a bad chunk size or line end, a bad or oversized trailer, the
+ * connection's end): its route answers, so that checks on headers come first
+ * (docs/api/schedule.md: missing headers, then the body) and a route that
+ * reads no body answers as usual. Returns false when that request is
+ * complete: the error then belongs to what follows it on the connection.
  */
 function letRouteAnswer(socket: Duplex, last: { req: http.IncomingMessage; res: http.ServerResponse } | undefined): boolean {
   if (!last || last.req.complete) return false;
@@ -46,7 +48,10 @@ function letRouteAnswer(socket: Duplex, last: { req: http.IncomingMessage; res: 
   res.shouldKeepAlive = false;
   failBody(req);
   const fallback = setTimeout(() => {
-    if (!res.headersSent) reply(socket, "400 Bad Request", JSON.stringify({ _tag: "BadRequest", message: "Failed to read request body" }));
+    // An answer on its way (or waiting behind an earlier one on the
+    // connection) closes the connection itself once sent.
+    if (res.headersSent) return;
+    reply(socket, "400 Bad Request", JSON.stringify({ _tag: "BadRequest", message: "Failed to read request body" }));
     socket.destroy();
   }, ROUTE_ANSWERS_WITHIN_MS);
   fallback.unref();
@@ -67,7 +72,7 @@ export function createServer(app: express.Express): http.Server {
     // A failed parser reports again on every later read: the first report decided.
     if (failed.has(socket)) return;
     failed.add(socket);
-    if (BODY_ERRORS.has(err.code ?? "") && letRouteAnswer(socket, lastRequest.get(socket))) return;
+    if (letRouteAnswer(socket, lastRequest.get(socket))) return;
     if (err.code === "HPE_HEADER_OVERFLOW") reply(socket, "431 Request Header Fields Too Large", "", `Request headers larger than ${MAX_HEADER_BYTES / 1024} KiB`);
     else if (BODY_ERRORS.has(err.code ?? "")) {
       reply(socket, "400 Bad Request", JSON.stringify({ _tag: "BadRequest", message: "Failed to read request body" }));

@@ -81,6 +81,8 @@ describe("errors without a JSON body", () => {
 
   // Node's parser rejects these bodies; the route still answers, its header checks first.
   const badChunks = "Transfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n";
+  // ... whatever the parser's error: a bare line feed after a chunk size, a malformed trailer
+  const otherBadBodies = ["Transfer-Encoding: chunked\r\n\r\n3\nabc\r\n0\r\n\r\n", "Transfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\nbad trailer\r\n\r\n"];
 
   it("a missing header is answered before a body the parser rejects: the empty 400, once, and the connection closes", async () => {
     const noKey = `POST /schedule HTTP/1.1\r\nHost: x\r\nttr-url: http://127.0.0.1:9/\r\n${badChunks}`;
@@ -89,6 +91,12 @@ describe("errors without a JSON body", () => {
     expect(answer).toContain("ttr-error: ttr-api-key header is required");
     expect(answer.toLowerCase()).toContain("connection: close");
     expect(answer).toMatch(/Content-Length: 0\r\n\r\n$/);
+
+    for (const body of otherBadBodies) {
+      const other = await rawExchange(`POST /schedule HTTP/1.1\r\nHost: x\r\nttr-url: http://127.0.0.1:9/\r\n${body}`, false);
+      expect(other.match(/HTTP\/1\.1 /g), other).toHaveLength(1);
+      expect(other).toContain("ttr-error: ttr-api-key header is required");
+    }
 
     // cut short, then the client's end of the connection: still a single answer
     const short = `POST /schedule HTTP/1.1\r\nHost: x\r\nttr-url: http://127.0.0.1:9/\r\nContent-Length: 100\r\n\r\n0123456789`;
@@ -107,6 +115,11 @@ describe("errors without a JSON body", () => {
   it("a rejected body on a route that reads it: 400 Failed to read request body at once (and sign-in's own 400)", async () => {
     const post = `POST /schedule HTTP/1.1\r\nHost: x\r\nttr-api-key: ${api.apiKey}\r\nttr-url: http://127.0.0.1:9/\r\nttr-scheduled-at: now\r\n${badChunks}`;
     expect(await expectNoWrites(api.db, () => rawExchange(post, false))).toContain('{"_tag":"BadRequest","message":"Failed to read request body"}');
+    for (const body of otherBadBodies) {
+      const other = await rawExchange(post.replace(badChunks, body), false);
+      expect(other.match(/HTTP\/1\.1 /g), other).toHaveLength(1);
+      expect(other).toContain('{"_tag":"BadRequest","message":"Failed to read request body"}');
+    }
     const started = Date.now();
     const login = await rawExchange(`POST /auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${badChunks}`, false);
     expect(login).toMatch(/^HTTP\/1\.1 400 [\s\S]*"_tag":"BadRequest"/);

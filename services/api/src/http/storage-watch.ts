@@ -17,7 +17,7 @@
 // are bounded by themselves and which decide their own 503 (/schedule,
 // /cancel, the dashboard's trigger edits) opt out (ownBounds).
 import type { RequestHandler, Response } from "express";
-import { isClientTimeout, type SqlRunner } from "@ttr/db";
+import { isClientTimeout, retryConflicts, type SqlRunner } from "@ttr/db";
 import { orAfter } from "@ttr/platform";
 
 /** How long a request waits before the watch asks whether PostgreSQL answers, and again after each yes. */
@@ -59,11 +59,16 @@ export interface TransactionLimits {
  * default limits let a 10,000-row dead-letter replay run past Prisma's 5 s.
  */
 export function writeUnlessAnswered<T>(db: PrismaTransactions, res: Response, write: (tx: SqlRunner) => Promise<T>, limits: TransactionLimits = { timeout: 60_000 }): Promise<T> {
-  return db.$transaction(async (tx) => {
-    const done = await write(tx);
-    stillWanted(res);
-    return done;
-  }, limits);
+  // A deadlock's victim changed nothing and runs again (retryConflicts):
+  // /declare and /bulk lock recurring triggers before their instances,
+  // the scheduler and a cancel by an instance's ID the other way round.
+  return retryConflicts(() =>
+    db.$transaction(async (tx) => {
+      const done = await write(tx);
+      stillWanted(res);
+      return done;
+    }, limits),
+  );
 }
 
 /** Prisma's client: transactions with limits of their own. */
