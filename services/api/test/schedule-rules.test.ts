@@ -183,6 +183,20 @@ describe("rule 2: one-shot and recurring replace each other by key", () => {
     expect(res.status, res.text).toBe(200);
     expect(await triggerById(api.db, instance!.id)).toMatchObject({ customKey: null, generatorId: gen.triggerId });
   });
+
+  it("an instance edited by ID takes no key, so it cancels no recurring trigger holding one: its own or another", async () => {
+    const own = (await schedule({ "ttr-custom-key": "own-gen", "ttr-scheduled-at": "cron(0 3 * * *)" })).json();
+    const other = (await schedule({ "ttr-custom-key": "other-gen", "ttr-scheduled-at": "cron(0 4 * * *)" })).json();
+    const [instance] = await instancesOf(api.db, own.triggerId);
+    for (const key of ["own-gen", "other-gen"]) {
+      const res = await schedule({ "ttr-trigger-id": instance!.id, "ttr-custom-key": key, "ttr-scheduled-at": "now | add 2h" });
+      expect(res.status, res.text).toBe(200);
+      expect(res.json()).toMatchObject({ triggerId: instance!.id, operation: "reschedule", kind: "job" });
+    }
+    expect(await triggerById(api.db, instance!.id)).toMatchObject({ status: "registered", customKey: null, generatorId: own.triggerId });
+    expect((await generatorById(api.db, own.triggerId))?.status).toBe("active");
+    expect(await generatorById(api.db, other.triggerId)).toMatchObject({ status: "active", customKey: "other-gen" });
+  });
 });
 
 describe("rule 3: edits by ttr-trigger-id", () => {

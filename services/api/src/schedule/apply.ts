@@ -71,17 +71,22 @@ async function scheduleOnce(tx: SqlRunner, call: ScheduleCall, when: Once): Prom
   }
 
   // Rule 2: a one-shot takes the key from a recurring trigger holding it.
+  // An instance named by its ID takes no key (docs/concepts.md: a key
+  // belongs to a recurring trigger, never to its instances), so it takes
+  // none away either: not even from its own recurring trigger.
+  const instance = target !== undefined && target.generatorId !== null;
   let replaced = false;
-  if (customKey !== null) {
+  if (customKey !== null && !instance) {
     const generator = await t.findActiveGeneratorByKey(tx, projectId, customKey);
     if (generator) replaced = await t.cancelGenerator(tx, projectId, generator.id);
   }
 
   if (target) {
-    // docs/concepts.md: a key belongs to a recurring trigger, never to its instances.
-    const key = target.generatorId !== null ? null : (customKey ?? target.customKey ?? null);
+    const key = instance ? null : (customKey ?? target.customKey ?? null);
     const after = await t.updateTriggerRequest(tx, projectId, target.id, { ...call.request, customKey: key, status, scheduledAt: when.at });
-    return { triggerId: target.id, scheduledAt: after!.scheduledAt, operation: "reschedule", kind: "job" };
+    // Locked when found, so it is still there; were it not, say so rather than fail.
+    if (!after) throw gone("Job is no longer in registered state");
+    return { triggerId: target.id, scheduledAt: after.scheduledAt, operation: "reschedule", kind: "job" };
   }
   const id = await t.insertTrigger(tx, {
     ...call.request,
