@@ -64,6 +64,13 @@ export function createServer(app: express.Express): http.Server {
   const lastRequest = new WeakMap<Duplex, { req: http.IncomingMessage; res: http.ServerResponse }>();
   const failed = new WeakSet<Duplex>();
   server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => lastRequest.set(req.socket, { req, res }));
+  // Node hands CONNECT over as a tunnel, not to the app: answer it rather
+  // than drop the connection (docs/api/schedule.md, methods).
+  server.on("connect", (_req: http.IncomingMessage, socket: Duplex) => {
+    // no longer the server's connection: closed here once the answer is out
+    socket.once("finish", () => socket.destroy());
+    reply(socket, "400 Bad Request", "", "CONNECT cannot be read as a request to store; use POST /triggers with method CONNECT");
+  });
   server.on("clientError", (err: NodeJS.ErrnoException, socket: Duplex) => {
     if (!socket.writable || err.code === "ECONNRESET") {
       socket.destroy();

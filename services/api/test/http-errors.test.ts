@@ -62,6 +62,14 @@ describe("errors without a JSON body", () => {
     expect((await api.call("DELETE", "/tag-policies/%zz", { "ttr-api-key": "nope" })).status).toBe(401);
   });
 
+  it("a method Node's parser cannot read is a 400 with an empty body, CONNECT included", async () => {
+    for (const method of ["FOO", "post", "CONNECT"]) {
+      const answer = await rawExchange(`${method} /schedule HTTP/1.1\r\nHost: x\r\nttr-api-key: ${api.apiKey}\r\nttr-url: http://127.0.0.1:9/\r\nContent-Length: 0\r\n\r\n`, false);
+      expect(answer, method).toMatch(/^HTTP\/1\.1 400 /);
+      expect(answer, method).toMatch(/Content-Length: 0\r\n/);
+    }
+  });
+
   it("431 with an empty body for request headers over 16 KiB", async () => {
     const res = await api.call("POST", "/schedule", { "ttr-api-key": api.apiKey, "ttr-url": "http://x/", "x-big": "a".repeat(17 * 1024) }).catch((e: Error) => e);
     if (res instanceof Error) throw res;
