@@ -10,9 +10,11 @@
 // - when several pending triggers in scope hold an item's key, the newest of
 //   the item's kind is matched, else the newest of the other kind; /declare
 //   cancels the others like any candidate not matched, /bulk leaves them.
-// - instances are handled through their recurring trigger, never as keyless
-//   one-shots: an instance whose recurring trigger does not carry the tag is
-//   not a candidate.
+// - an instance is a candidate when it carries the tag itself, whatever its
+//   recurring trigger carries now. One whose recurring trigger is declared
+//   under the tag goes with that trigger (below); any other is a keyless
+//   trigger with the tag, cancelled like one (queued ones too: their
+//   recurring trigger is not declared any more, rule 4).
 // - the upcoming instance replaced because a recurring item changed gets no
 //   entry (rule 5); every other registered, skipped or retrying instance of a
 //   recurring trigger that stays declared is cancelled with an entry (rules 3
@@ -347,15 +349,20 @@ export function planUpserts(input: PlanInput): Plan {
 
 /**
  * /declare: the diff, then the cancellations of docs/api/declare-and-bulk.md, what is cancelled.
- * `input.jobs` holds the tag's pending and queued one-shots and the
- * registered, skipped, retrying and queued instances of `input.generators`.
+ * `input.jobs` holds the tag's pending and queued one-shots and instances.
  */
 export function planDeclare(input: PlanInput): Plan {
   const { items, writes, matched, kept, nextRun } = diffItems(input);
   const listed = new Set(input.items.map((i) => i.customKey).filter((k): k is string => k !== null));
   const jobEntries: StoredJob[] = [];
 
+  const declaredUnderTag = new Set(input.generators.map((g) => g.id));
   for (const row of input.jobs) {
+    if (row.generatorId !== null && !declaredUnderTag.has(row.generatorId)) {
+      // Its recurring trigger was cancelled or lost the tag: a keyless trigger with the tag (rules 3 and 4).
+      jobEntries.push(row);
+      continue;
+    }
     if (row.generatorId === null) {
       // Rules 3 and 6: pending ones not matched (absent keys, keyless ones), queued ones unless their key is listed.
       const cancel = PENDING.has(row.status) ? !matched.has(row.id) : row.customKey === null || !listed.has(row.customKey);

@@ -192,6 +192,34 @@ describe("recurring items (rules 4, 5, 10)", () => {
     expect(await statusOf(api, running)).toBe("running");
   });
 
+  it("an instance is judged by its own tags: one carrying the tag whose recurring trigger was cancelled or lost the tag is cancelled, one without the tag is left", async () => {
+    const tag = freshTag();
+    // a recurring trigger declared under the tag, with an older instance made before it carried the tag
+    const tagged = await declare(tag, [recurring("now-tagged")]);
+    const taggedGen = tagged.operations[0].id;
+    const t0 = Date.now() + 1000;
+    const untaggedRetrying = await seedTrigger(api, api.projectId, { generatorId: taggedGen, tags: ["before"], status: "retrying", createdAt: new Date(t0) });
+    // its recurring trigger cancelled (DELETE /cancel leaves waiting instances): a keyless trigger with the tag
+    const cancelledGen = await seedGenerator(api, api.projectId, { status: "cancelled", tags: [tag], createdAt: new Date(t0) });
+    const orphanRetrying = await seed(tag, { generatorId: cancelledGen, status: "retrying", createdAt: new Date(t0 + 1000) });
+    const orphanQueued = await seed(tag, { generatorId: cancelledGen, status: "queued", createdAt: new Date(t0 + 2000) });
+    // its recurring trigger no longer carries the tag
+    const retagged = await seedGenerator(api, api.projectId, { tags: ["elsewhere"], createdAt: new Date(t0 + 3000) });
+    const staleRetrying = await seed(tag, { generatorId: retagged, status: "retrying", createdAt: new Date(t0 + 4000) });
+    const upcoming = (await instances(api, taggedGen)).find((i) => i.status === "registered")?.id;
+
+    const out = await declare(tag, [recurring("now-tagged")]);
+    expect(out.operations).toEqual([
+      { operation: "unchanged", customKey: "now-tagged", kind: "generator", id: taggedGen },
+      { operation: "cancelled", customKey: null, kind: "job", id: upcoming },
+      { operation: "cancelled", customKey: null, kind: "job", id: orphanRetrying },
+      { operation: "cancelled", customKey: null, kind: "job", id: orphanQueued },
+      { operation: "cancelled", customKey: null, kind: "job", id: staleRetrying },
+    ]);
+    for (const id of [orphanRetrying, orphanQueued, staleRetrying]) expect(await statusOf(api, id)).toBe("cancelled");
+    expect(await statusOf(api, untaggedRetrying)).toBe("retrying");
+  });
+
   it("runMissed does not affect recurring items", async () => {
     const tag = freshTag();
     const out = await declare(tag, [recurring("g")], { runMissed: true });
