@@ -1,12 +1,10 @@
 // The diff of POST /declare and the upserts of POST /bulk as pure functions
 // (docs/api/declare-and-bulk.md: how items are matched, what is
 // cancelled, /bulk's upserts): given the stored candidates, the checked items, the request
-// moment and an id source, what to answer and what to write. No I/O.
+// moment and an id source, what to answer and what to write. No I/O. What an
+// item is and how it compares with a stored trigger: declare-items.ts.
 //
 // Decisions of our own, where the documented behaviour leaves room:
-// - headers compare as objects (names case-sensitive, values exact, order
-//   ignored), tags as sets, bodies by their bytes (SHA-256 of each side);
-//   a trigger created by /schedule compares the same way.
 // - when several pending triggers in scope hold an item's key, the newest of
 //   the item's kind is matched, else the newest of the other kind; /declare
 //   cancels the others like any candidate not matched, /bulk leaves them.
@@ -19,10 +17,16 @@
 //   entry (rule 5); every other registered, skipped or retrying instance of a
 //   recurring trigger that stays declared is cancelled with an entry (rules 3
 //   and 10), and each such trigger gets a new upcoming instance.
-import { createHash } from "node:crypto";
 import { nextRunAfterSkips } from "./cron.js";
-import { type HeaderPairs, headersObject } from "./headers.js";
-import type { ScheduledAt } from "./scheduled-at.js";
+import {
+  changedGeneratorFields,
+  changedJobFields,
+  type DeclaredItem,
+  type ItemRequest,
+  oneShotStatus,
+  type StoredGenerator,
+  type StoredJob,
+} from "./declare-items.js";
 
 export type TriggerKind = "job" | "generator";
 export type OperationName = "added" | "skipped" | "unchanged" | "updated" | "cancelled";
@@ -34,53 +38,6 @@ export interface Operation {
   kind: TriggerKind;
   id: string;
   changedFields?: string[];
-}
-
-/** What an item stores (docs/api/declare-and-bulk.md, items). */
-export interface ItemRequest {
-  url: string;
-  /** upper-cased */
-  method: string;
-  /** the item's header object as pairs, in its order */
-  headers: HeaderPairs;
-  body: Uint8Array | null;
-  title: string | null;
-  /** the item's tags plus the declared tag, each once */
-  tags: string[];
-}
-
-export interface DeclaredItem extends ItemRequest {
-  customKey: string | null;
-  when: ScheduledAt;
-}
-
-interface StoredRequest {
-  id: string;
-  customKey: string | null;
-  url: string;
-  method: string;
-  headers: HeaderPairs;
-  /** SHA-256 hex of the stored body, null without one */
-  bodyHash: string | null;
-  title: string | null;
-  tags: string[] | null;
-  createdAt: Date;
-}
-
-/** A one-shot trigger or an instance (generatorId set) as loaded for a diff. */
-export interface StoredJob extends StoredRequest {
-  generatorId: string | null;
-  /** the UTC day (`YYYY-MM-DD`) whose partition stores it: changes to it name that day */
-  partDay: string;
-  status: string;
-  scheduledAt: Date;
-}
-
-export interface StoredGenerator extends StoredRequest {
-  cronExpr: string;
-  tz: string;
-  /** the latest run cancelled on its own: the next instance comes after it while the schedule stays */
-  skipThrough: Date | null;
 }
 
 export interface JobWrite extends ItemRequest {
@@ -137,84 +94,6 @@ export interface PlanInput {
 }
 
 const PENDING = new Set(["registered", "skipped", "retrying"]);
-const JOB_FIELDS = ["scheduledAt", "url", "method", "headers", "body", "title", "tags"] as const;
-const GENERATOR_FIELDS = ["cronExpr", "tz", "url", "method", "headers", "body", "title", "tags"] as const;
-
-/** Characters outside standard base64 are skipped (item rule 4); Node would read `-` and `_` as base64url. */
-const NOT_BASE64 = /[^A-Za-z0-9+/=]/g;
-
-/**
- * Item rule 4: no body for omitted or null; `{_tag: "text" | "base64", value}`
- * as UTF-8 text or decoded bytes (Node's decoder skips invalid characters);
- * anything else as compact JSON. An empty result is no body.
- */
-export function encodeItemBody(body: unknown): Buffer | null {
-  if (body === undefined || body === null) return null;
-  let bytes: Buffer;
-  const tagged = typeof body === "object" && !Array.isArray(body) ? (body as { _tag?: unknown; value?: unknown }) : null;
-  if (tagged && tagged._tag === "text" && typeof tagged.value === "string") bytes = Buffer.from(tagged.value, "utf8");
-  else if (tagged && tagged._tag === "base64" && typeof tagged.value === "string") bytes = Buffer.from(tagged.value.replace(NOT_BASE64, ""), "base64");
-  else bytes = Buffer.from(JSON.stringify(body), "utf8");
-  return bytes.length === 0 ? null : bytes;
-}
-
-export function bodyHash(body: Uint8Array | null): string | null {
-  return body === null ? null : createHash("sha256").update(body).digest("hex");
-}
-
-/** Item rule 3: the item's tags plus the declared one (listed once even if the item names it). */
-export function itemTags(tags: readonly string[], declared: string | null): string[] {
-  return declared === null || tags.includes(declared) ? [...tags] : [...tags, declared];
-}
-
-/** docs/api/declare-and-bulk.md, past times: past-dated one-shots are skipped unless runMissed or now-based. */
-export function oneShotStatus(when: Extract<ScheduledAt, { kind: "once" }>, now: Date, runMissed: boolean): "registered" | "skipped" {
-  if (when.nowBased || runMissed) return "registered";
-  return when.at.getTime() <= now.getTime() ? "skipped" : "registered";
-}
-
-const samePairs = (a: HeaderPairs, b: HeaderPairs) => a.length === b.length && a.every(([n, v], i) => b[i]![0] === n && b[i]![1] === v);
-
-function sameHeaders(stored: HeaderPairs, next: HeaderPairs): boolean {
-  if (samePairs(stored, next)) return true;
-  const a = headersObject(stored);
-  const b = headersObject(next);
-  const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && a[k] === b[k]);
-}
-
-function sameTags(stored: string[] | null, next: string[]): boolean {
-  if (stored !== null && stored.length === next.length && stored.every((t, i) => t === next[i])) return true;
-  const a = [...new Set(stored ?? [])].sort();
-  const b = [...new Set(next)].sort();
-  return a.length === b.length && a.every((t, i) => t === b[i]);
-}
-
-/** Changed request fields, in the documented changedFields order. */
-function changedRequest(stored: StoredRequest, item: ItemRequest, hash: string | null): Set<string> {
-  const changed = new Set<string>();
-  if (stored.url !== item.url) changed.add("url");
-  if (stored.method !== item.method) changed.add("method");
-  if (!sameHeaders(stored.headers, item.headers)) changed.add("headers");
-  if (stored.bodyHash !== hash) changed.add("body");
-  if (stored.title !== item.title) changed.add("title");
-  if (!sameTags(stored.tags, item.tags)) changed.add("tags");
-  return changed;
-}
-
-export function changedJobFields(stored: StoredJob, item: ItemRequest, at: Date): string[] {
-  const changed = changedRequest(stored, item, bodyHash(item.body));
-  if (stored.scheduledAt.getTime() !== at.getTime()) changed.add("scheduledAt");
-  return JOB_FIELDS.filter((f) => changed.has(f));
-}
-
-export function changedGeneratorFields(stored: StoredGenerator, item: ItemRequest, cronExpr: string, tz: string): string[] {
-  const changed = changedRequest(stored, item, bodyHash(item.body));
-  if (stored.cronExpr !== cronExpr) changed.add("cronExpr");
-  if (stored.tz !== tz) changed.add("tz");
-  return GENERATOR_FIELDS.filter((f) => changed.has(f));
-}
-
 type Candidate = { kind: "job"; row: StoredJob } | { kind: "generator"; row: StoredGenerator };
 
 const newestFirst = (a: Candidate, b: Candidate) => b.row.createdAt.getTime() - a.row.createdAt.getTime() || (a.row.id < b.row.id ? 1 : -1);

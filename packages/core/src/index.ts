@@ -10,7 +10,10 @@ export { ATTEMPT_QUEUE, ATTEMPT_JOB, ATTEMPTS_JOB, ATTEMPTS_PER_JOB, attemptJobO
 export { mergeRetry, retryDelaySeconds, nextRetryDelay, failureKind, retryAfterSeconds, honorRetryAfter, type MergedRetry, type RetryFields, type RetryOn, type RetryStrategy, type FailureKind } from "./retry.js";
 export { checkPolicy, parseWindow, effectiveWindowSeconds, isWindowKey, policyCreateBody, policyUpdateBody, POLICY_DEFAULTS, EXTRA_DEFAULTS, policyExtras, setExtras, MAX_NOTIFY_URL_LENGTH, MAX_THROUGHPUT_WINDOWS, MAX_EFFECTIVE_WINDOW_SECONDS, type PolicyBody, type PolicySettings, type PolicyExtras, type Throughput } from "./policy.js";
 export {
-  planDeclare, planUpserts, encodeItemBody, bodyHash, itemTags, oneShotStatus, changedJobFields, changedGeneratorFields, summarize,
-  type DeclaredItem, type ItemRequest, type StoredJob, type StoredGenerator, type JobWrite, type GeneratorWrite,
-  type JobCancel, type PlanWrites, type Plan, type PlanInput, type Operation, type OperationName, type TriggerKind,
+  encodeItemBody, bodyHash, itemTags, oneShotStatus, changedJobFields, changedGeneratorFields,
+  type DeclaredItem, type ItemRequest, type StoredJob, type StoredGenerator,
+} from "./declare-items.js";
+export {
+  planDeclare, planUpserts, summarize,
+  type JobWrite, type GeneratorWrite, type JobCancel, type PlanWrites, type Plan, type PlanInput, type Operation, type OperationName, type TriggerKind,
 } from "./declare.js";
