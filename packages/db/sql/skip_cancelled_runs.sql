@@ -1,8 +1,9 @@
 -- Runs of recurring triggers cancelled on their own, by their instances'
--- IDs (a /bulk cancel by ID), stay cancelled: each recurring trigger's next
--- instance comes after the latest of them (generators.skip_through;
--- docs/concepts.md). Rows that are not cancelled instances change nothing.
--- The recurring triggers are locked in id order, as the scheduler locks them.
+-- IDs (DELETE /cancel, the dashboard, a /bulk cancel by ID), stay
+-- cancelled: each recurring trigger's next instance comes after the latest
+-- of them (generators.skip_through; docs/concepts.md). Rows that are not
+-- cancelled instances change nothing. The recurring triggers are locked in
+-- id order, as the scheduler locks them.
 -- Params: $1 trigger ids (uuid[]), $2 their days (date[]).
 -- Returns the recurring triggers changed.
 WITH c AS (

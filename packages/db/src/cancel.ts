@@ -4,7 +4,7 @@
 import { gone, notFound } from "@ttr/core";
 import { retryConflicts } from "./client.js";
 import type { SqlRunner, Transactional } from "./sql.js";
-import { createInstancesAfter } from "./firing.js";
+import { skipCancelledRuns } from "./firing.js";
 import * as t from "./triggers.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -22,18 +22,7 @@ async function cancelById(tx: SqlRunner, projectId: string, id: string): Promise
   const trigger = await t.findTriggerById(tx, projectId, id);
   if (!trigger) throw notFound("Job not found");
   if (!(await t.cancelTrigger(tx, projectId, id))) throw notCancellable(trigger.status);
-  // An instance: its run is skipped (cancel_trigger.sql), and the one after it is planned now.
-  if (trigger.generatorId !== null) await nextInstanceNow(tx, [trigger.generatorId]);
-}
-
-/**
- * The next instance of recurring triggers whose pending one was cancelled
- * on its own, in the same transaction: one stays ahead at every moment.
- * A stored expression was checked when it was stored; if it yields no next
- * run now, the scheduler's sweep logs it.
- */
-export function nextInstanceNow(tx: SqlRunner, generatorIds: string[]): Promise<number> {
-  return createInstancesAfter(tx, generatorIds, new Date(), () => {});
+  if (trigger.generatorId !== null) await skipCancelledRuns(tx, [trigger]);
 }
 
 /** When a recurring trigger and a one-shot share the key, the recurring one goes first. */

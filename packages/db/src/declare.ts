@@ -3,7 +3,6 @@
 // (rows travel as one JSON array or as unnest arrays, never one per item).
 // Callers run them inside one transaction.
 import type { GeneratorWrite, JobCancel, JobWrite, StoredGenerator, StoredJob } from "@ttr/core";
-import { nextInstanceNow } from "./cancel.js";
 import { query, type SqlRunner } from "./sql.js";
 
 /** Serializes /declare and /bulk calls of one project until the transaction ends. */
@@ -48,17 +47,6 @@ export async function cancelJobRows(db: SqlRunner, projectId: string, rows: JobC
   if (rows.length === 0) return [];
   const columns = [rows.map((r) => r.id), rows.map((r) => r.queued), rows.map((r) => r.partDay)];
   return ids(await query(db, "declare_cancel_triggers", projectId, ...columns));
-}
-
-/**
- * Instances among `rows`, cancelled by their own ID: their runs stay
- * cancelled, and each recurring trigger's next instance, after them, is
- * created in the same transaction.
- */
-export async function skipCancelledRuns(db: SqlRunner, rows: JobCancel[]): Promise<void> {
-  if (rows.length === 0) return;
-  const changed = ids(await query(db, "skip_cancelled_runs", rows.map((r) => r.id), [...new Set(rows.map((r) => r.partDay))]));
-  await nextInstanceNow(db, changed);
 }
 
 /** Cancels recurring triggers and their upcoming instance, and with `waitingInstances` their other unfinished ones. */

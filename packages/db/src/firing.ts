@@ -51,7 +51,7 @@ export interface GeneratorSchedule {
   id: string;
   cronExpr: string;
   tz: string;
-  /** its latest run cancelled on its own (cancel_trigger.sql), if any */
+  /** its latest run cancelled on its own (skip_cancelled_runs.sql), if any */
   skipThrough: Date | null;
 }
 
@@ -71,13 +71,14 @@ export async function createNextInstances(db: SqlRunner, next: Array<{ generator
  * fires late and the missed runs are skipped) and after its runs cancelled
  * on their own (docs/concepts.md). Locks them first, so that an edit
  * through /schedule or /declare and this serialize. `onCronError` hears of
- * a stored expression that yields no next run; that one gets no instance.
+ * a stored expression that yields no next run; that one gets no instance
+ * (without it, the scheduler's sweep logs it later).
  */
 export async function createInstancesAfter(
   tx: SqlRunner,
   generatorIds: string[],
   now: Date,
-  onCronError: (generatorId: string, err: Error) => void,
+  onCronError: (generatorId: string, err: Error) => void = () => {},
 ): Promise<number> {
   if (generatorIds.length === 0) return 0;
   const next: Array<{ generatorId: string; at: Date }> = [];
@@ -89,6 +90,18 @@ export async function createInstancesAfter(
     }
   }
   return createNextInstances(tx, next);
+}
+
+/**
+ * Instances among `rows` that were cancelled by their own ID (DELETE /cancel,
+ * the dashboard, a /bulk cancel by ID): their runs stay cancelled, and each
+ * recurring trigger's next instance, after them, is created in the same
+ * transaction, so one is pending at every moment (docs/concepts.md).
+ */
+export async function skipCancelledRuns(tx: SqlRunner, rows: Array<{ id: string; partDay: string }>): Promise<void> {
+  if (rows.length === 0) return;
+  const changed = await query<{ id: string }>(tx, "skip_cancelled_runs", rows.map((r) => r.id), [...new Set(rows.map((r) => r.partDay))]);
+  await createInstancesAfter(tx, changed.map((g) => g.id), new Date());
 }
 
 export interface DispatchCandidate extends AttemptRef {

@@ -23,7 +23,7 @@ export interface GeneratorRef {
   customKey: string | null;
   cronExpr: string;
   tz: string;
-  /** its latest run cancelled on its own (cancel_trigger.sql), if any */
+  /** its latest run cancelled on its own (skip_cancelled_runs.sql), if any */
   skipThrough: Date | null;
 }
 

@@ -40,8 +40,9 @@ export async function lockCustomKey(db: SqlRunner, projectId: string, customKey:
 
 export const findPendingTriggerByKey = (db: SqlRunner, projectId: string, key: string) =>
   queryOne<TriggerRef>(db, "find_pending_trigger_by_key", projectId, key);
+/** With the day whose partition stores it, for the statements that name their rows by id and day. */
 export const findTriggerById = (db: SqlRunner, projectId: string, id: string) =>
-  queryOne<TriggerRef>(db, "find_trigger_by_id", projectId, id);
+  queryOne<TriggerRef & { partDay: string }>(db, "find_trigger_by_id", projectId, id);
 export const findLatestTriggerByKey = (db: SqlRunner, projectId: string, key: string) =>
   queryOne<TriggerRef>(db, "find_latest_trigger_by_key", projectId, key);
 export const findGeneratorById = (db: SqlRunner, projectId: string, id: string) =>
