@@ -69,6 +69,15 @@ export function nextRunAfterSkips(expr: string, tz: string, now: Date, skipThrou
   return nextCronTime(expr, tz, skipThrough !== null && skipThrough > now ? skipThrough : now);
 }
 
+/**
+ * The skipped runs a recurring trigger keeps when it is sent again with
+ * `expr` and `tz`: all of them under the same schedule, none under a new one
+ * (the statements that store the new schedule clear them alike).
+ */
+export function skipsKept(stored: { cronExpr: string; tz: string; skipThrough: Date | null } | undefined, expr: string, tz: string): Date | null {
+  return stored !== undefined && stored.cronExpr === expr && stored.tz === tz ? stored.skipThrough : null;
+}
+
 /** The next `n` runs strictly after `after`, in order (see `nextCronTime`). */
 export function nextCronTimes(expr: string, tz: string, after: Date, n: number): Date[] {
   const out: Date[] = [];

@@ -13,7 +13,7 @@ import { CronExpressionParser } from "cron-parser";
 import { nextCronTime } from "./cron-next.js";
 import { badRequest } from "./errors.js";
 
-export { nextCronTime, nextCronTimes, nextRunAfterSkips } from "./cron-next.js";
+export { nextCronTime, nextCronTimes, nextRunAfterSkips, skipsKept } from "./cron-next.js";
 
 /** A cron expression that passed `checkCron`, with the time zone it runs in. */
 export interface CronSchedule {

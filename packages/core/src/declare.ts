@@ -17,7 +17,7 @@
 //   entry (rule 5); every other registered, skipped or retrying instance of a
 //   recurring trigger that stays declared is cancelled with an entry (rules 3
 //   and 10), and each such trigger gets a new upcoming instance.
-import { nextRunAfterSkips } from "./cron.js";
+import { nextRunAfterSkips, skipsKept } from "./cron.js";
 import {
   changedGeneratorFields,
   changedJobFields,
@@ -172,9 +172,7 @@ function diffItems(input: PlanInput) {
       kept.set(match.row.id, changed.length === 0 ? "unchanged" : "updated");
       if (changed.length === 0) return op("unchanged", "generator", match.row.id);
       writes.updateGenerators.push(generatorWrite(item, match.row.id, match.row.customKey, when.expr, when.tz));
-      // A new schedule forgets the runs skipped under the old one (declare_update_generators.sql).
-      const sameSchedule = match.row.cronExpr === when.expr && match.row.tz === when.tz;
-      writes.nextInstances.push({ generatorId: match.row.id, at: nextRun(when.expr, when.tz, sameSchedule ? match.row.skipThrough : null) });
+      writes.nextInstances.push({ generatorId: match.row.id, at: nextRun(when.expr, when.tz, skipsKept(match.row, when.expr, when.tz)) });
       return op("updated", "generator", match.row.id, changed);
     }
     // A kind switch: the old trigger is cancelled without an entry and a new one takes the key.

@@ -1,7 +1,7 @@
 // Applies one accepted /schedule call (docs/api/schedule.md) inside a
 // transaction. Every check that must win over a write has already passed;
 // what remains are the 404/410 of ID edits, which come after the quota unit.
-import { gone, notFound, nextRunAfterSkips, type ScheduledAt } from "@ttr/core";
+import { gone, notFound, nextRunAfterSkips, type ScheduledAt, skipsKept } from "@ttr/core";
 import * as t from "@ttr/db";
 import type { RequestFields, SqlRunner, TriggerStatus } from "@ttr/db";
 import type { OneShotInserts } from "./inserts.js";
@@ -135,10 +135,8 @@ async function scheduleRecurring(tx: SqlRunner, call: ScheduleCall, when: Cron):
   }
 
   // Rule 5: the first (or replacing) instance exists when the call returns.
-  // A run cancelled on its own stays cancelled while the schedule stays
-  // the same (update_generator.sql forgets it otherwise).
-  const skipThrough = generator && generator.cronExpr === when.expr && generator.tz === when.tz ? generator.skipThrough : null;
-  const at = nextRunAfterSkips(when.expr, when.tz, call.now, skipThrough);
+  // A run cancelled on its own stays cancelled while the schedule stays the same.
+  const at = nextRunAfterSkips(when.expr, when.tz, call.now, skipsKept(generator, when.expr, when.tz));
   await t.insertTrigger(tx, {
     ...call.request,
     title: null,
