@@ -17,7 +17,9 @@ const COMMANDS: Command[] = [...adminCommands, ...resultCommands];
 const line = (c: Command) => `ttr ${c.name}${c.synopsis ? ` ${c.synopsis}` : ""} [--json]`;
 
 function usage(commands: Command[] = COMMANDS): string {
-  const rows = commands.map((c) => `  ${c.name.padEnd(22)}${c.summary}`);
+  // the summaries start two spaces after the longest command name
+  const width = Math.max(...commands.map((c) => c.name.length)) + 2;
+  const rows = commands.map((c) => `  ${c.name.padEnd(width)}${c.summary}`);
   return [
     "usage: ttr <command> [flags]        (from a clone: npm run ttr -- <command> [flags])",
     "",

@@ -46,6 +46,12 @@ describe("help and exit codes", { timeout: 90_000 }, () => {
     expect((await ttr("trigger", "list", "--help")).stdout).toContain("--project <id>");
   });
 
+  it("the command list keeps a gap between each name and its summary, the longest name included", async () => {
+    const out = await ttr("--help");
+    expect(out.stdout).toMatch(/^ {2}project signing-secret {2,}\S/m);
+    for (const row of out.stdout.split("\n").filter((l) => /^ {2}[a-z]/.test(l))) expect(row, row).toMatch(/^ {2}[a-z-]+(?: [a-z-]+)? {2,}\S/);
+  });
+
   it("an unknown command, an unknown flag, a stray argument or no command: usage on stderr, exit 2", async () => {
     for (const args of [["frobnicate"], ["trigger", "list", "--bogus"], ["trigger", "list", "extra"], []]) {
       const out = await ttr(...args);
