@@ -61,6 +61,13 @@ const KEPT_BYTES = 10_240;
 const MAX_BODY_BYTES = 10_485_760;
 /** After the timeout the body may keep arriving this long before the reaper may close the attempt (docs/concepts.md, timeouts). */
 const DEFAULT_REAP_GRACE_SECONDS = 30;
+/**
+ * Response status line and headers may take this much. Node's default of
+ * 16 KiB would turn a 2xx with a long Set-Cookie into a Transport error, and
+ * a retry would send the request again; 256 KiB is what browsers accept.
+ * Beyond it the answer is a Transport error (docs/concepts.md).
+ */
+const MAX_RESPONSE_HEADER_BYTES = 262_144;
 /** Methods that get no `Content-Length: 0` when the trigger has no body. */
 const BODYLESS_METHODS = new Set(["GET", "HEAD", "OPTIONS", "DELETE", "TRACE"]);
 
@@ -186,19 +193,23 @@ function isPlainConnectionValue(value: string): boolean {
  * not passed on: they carry its headers, and every other field is a default
  * (copying the ~40 of them cost more CPU than the rest of the attempt).
  */
-function rawRequest(method: string, headers: string[], agents: AgentPair, onUpgrade: (response: IncomingMessage) => void): RequestFunction {
+function rawRequest(method: string, headers: string[], agents: AgentPair, onHandOver: (response: IncomingMessage) => void): RequestFunction {
   return (url, _gotOptions, callback) => {
+    const options = { method, headers, maxHeaderSize: MAX_RESPONSE_HEADER_BYTES };
     const request =
       url.protocol === "https:"
-        ? https.request(url, { agent: agents.https, method, headers }, callback)
-        : http.request(url, { agent: agents.http, method, headers }, callback);
-    // A 101 answer hands the connection over: Node emits it here, not as a
-    // response, and got would wait for one until the timeout. The 101 is
-    // the target's answer (an HTTP failure); the connection is closed.
-    request.on("upgrade", (response: IncomingMessage, socket: Duplex) => {
+        ? https.request(url, { ...options, agent: agents.https }, callback)
+        : http.request(url, { ...options, agent: agents.http }, callback);
+    // A 101 answer, or a 2xx to a CONNECT, hands the connection over: Node
+    // emits it here, not as a response, and got would wait for one until
+    // the timeout. It is the target's answer (with no body); the
+    // connection is closed.
+    const handOver = (response: IncomingMessage, socket: Duplex) => {
       socket.destroy();
-      onUpgrade(response);
-    });
+      onHandOver(response);
+    };
+    request.on("upgrade", handOver);
+    request.on("connect", handOver);
     return request;
   };
 }
@@ -260,11 +271,11 @@ function attempt(
 
   const agents = opts.blockPrivateNetworks ? guardedAgents(opts.allowNetworks) : openAgents;
   // got only uses the method for its own bookkeeping; rawRequest sends it verbatim.
-  const upgraded = (response: IncomingMessage) => {
+  const handedOver = (response: IncomingMessage) => {
     settle({ kind: "response", status: response.statusCode ?? 101, headers: responseHeaders(response.rawHeaders), body: "", size: 0 });
     stream.destroy();
   };
-  const stream = client.stream(url, { method: method as Method, request: rawRequest(method, headers, agents, upgraded) });
+  const stream = client.stream(url, { method: method as Method, request: rawRequest(method, headers, agents, handedOver) });
 
   // One deadline covers connecting, sending and waiting for status and
   // headers, not the body (docs/concepts.md, timeouts). A timer that destroys the

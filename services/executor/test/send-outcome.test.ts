@@ -71,24 +71,54 @@ describe("outcomes", () => {
     }
   });
 
-  it("records a 101 answer as an HTTP failure at once, not a timeout", async () => {
+  /** A target on a raw socket that writes `answer` once the request has arrived. */
+  async function rawTarget(answer: string, run: (base: string) => Promise<void>): Promise<void> {
     const net = await import("node:net");
     const server = net.createServer((socket) => {
-      socket.once("data", () => socket.write("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nX-Why: test\r\n\r\n"));
+      socket.once("data", () => socket.write(answer));
       socket.on("error", () => {});
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     try {
-      const { port } = server.address() as import("node:net").AddressInfo;
+      await run(`http://127.0.0.1:${(server.address() as import("node:net").AddressInfo).port}`);
+    } finally {
+      server.close();
+    }
+  }
+
+  it("records a 101 answer as an HTTP failure at once, not a timeout", async () => {
+    await rawTarget("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nX-Why: test\r\n\r\n", async (base) => {
       const started = performance.now();
-      const r = response(await send({ url: `http://127.0.0.1:${port}/ws` }, { timeoutSeconds: 5 }));
+      const r = response(await send({ url: `${base}/ws` }, { timeoutSeconds: 5 }));
       expect(performance.now() - started).toBeLessThan(1000);
       expect(r).toMatchObject({ status: 101, body: "", size: 0 });
       expect(r.headers).toMatchObject({ upgrade: "websocket", "x-why": "test" });
       expect(classify(r)).toBe("http_failure");
-    } finally {
-      server.close();
-    }
+    });
+  });
+
+  it("records a 200 to a CONNECT item as the target's answer at once, not a timeout", async () => {
+    await rawTarget("HTTP/1.1 200 OK\r\nX-Why: tunnel\r\n\r\n", async (base) => {
+      const started = performance.now();
+      const r = response(await send({ source: "item", method: "CONNECT", url: `${base}/c` }, { timeoutSeconds: 5 }));
+      expect(performance.now() - started).toBeLessThan(1000);
+      expect(r).toMatchObject({ status: 200, body: "", size: 0 });
+      expect(r.headers).toMatchObject({ "x-why": "tunnel" });
+      expect(classify(r)).toBe("success");
+    });
+  });
+
+  it("records a 2xx whose headers are long (a 17 KB Set-Cookie) as a success; past 256 KiB of headers it is a Transport error", async () => {
+    const cookie = `session=${"c".repeat(17_000)}`;
+    await rawTarget(`HTTP/1.1 200 OK\r\nSet-Cookie: ${cookie}\r\nContent-Length: 4\r\n\r\ndone`, async (base) => {
+      const r = response(await send({ url: `${base}/work` }));
+      expect(classify(r)).toBe("success");
+      expect(r.headers["set-cookie"]).toBe(cookie);
+      expect(r.body).toBe("done");
+    });
+    await rawTarget(`HTTP/1.1 200 OK\r\nX-Big: ${"b".repeat(300_000)}\r\nContent-Length: 4\r\n\r\ndone`, async (base) => {
+      expect(await send({ url: `${base}/work` })).toEqual({ kind: "network", errorMessage: `Transport error (GET ${base}/work)`, timedOut: false });
+    });
   });
 
   it("fails as a Transport error when the connection closes before headers", async () => {
