@@ -1,7 +1,7 @@
 // Retries (docs/api/tag-policies.md, retries; docs/concepts.md, dead letters) end to end.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestApi } from "../support/api.js";
-import { insertPolicy, settled } from "../support/rows.js";
+import { eventually, insertPolicy, settled } from "../support/rows.js";
 import { signIn } from "../support/session.js";
 import { printLogsOnFailure, startSystem, type System } from "../support/system.js";
 import { startTarget, type Target } from "../support/target.js";
@@ -117,6 +117,59 @@ describe("cancelling a retrying trigger (docs/api/tag-policies.md, retries)", ()
     );
     expect(rows).toEqual([{ status: "complete", is_dead_letter: false }, { status: "cancelled", is_dead_letter: false }]);
   }, 20_000);
+});
+
+describe("a retrying trigger moved by custom key (docs/concepts.md, trigger states)", () => {
+  it("into the past it is skipped and its retry still goes out, at the retry's time with the new request; back to the future it is retrying again", async () => {
+    await insertPolicy(sys.db, sys.projectId, "moved-retry", { retry_strategy: "fixed", retry_initial_delay_seconds: 4, retry_on: "non_2xx" });
+    target.on("/moved-fail", (_req, r) => r.writeHead(500).end());
+    target.on("/moved-ok", (_req, r) => r.writeHead(200).end("ok"));
+    const send = async (url: string, at: string, extra: Record<string, string> = {}) => {
+      const res = await sys.call("POST", "/schedule", { "ttr-api-key": sys.apiKey, "ttr-url": url, "ttr-scheduled-at": at, "ttr-tags": "moved-retry", "ttr-custom-key": "moved", ...extra });
+      expect(res.status, res.text).toBe(200);
+      return res.json() as { triggerId: string; scheduledAt: string; operation: string };
+    };
+    const created = await send(`${target.base}/moved-fail`, "now");
+    const [first] = await settled(sys.db, created.triggerId, 1);
+    const session = await signIn(sys as unknown as TestApi);
+    const status = async () => (await session.get<{ trigger: { status: string } }>(`/triggers/${created.triggerId}`)).trigger.status;
+    await eventually(async () => ((await status()) === "retrying" ? true : undefined), 5000, "retrying");
+
+    const past = await send(`${target.base}/moved-ok`, "2020-01-01T00:00:00Z", { "x-version": "past" });
+    expect(past).toMatchObject({ triggerId: created.triggerId, operation: "reschedule", scheduledAt: created.scheduledAt });
+    expect(await status()).toBe("skipped");
+    await send(`${target.base}/moved-ok`, "now | add 1h", { "x-version": "future" });
+    expect(await status()).toBe("retrying");
+    await send(`${target.base}/moved-ok`, "2020-01-01T00:00:00Z", { "x-version": "past-again" });
+    expect(await status()).toBe("skipped");
+
+    const [hit] = await target.waitFor("/moved-ok", 1, 10_000);
+    const due = first!.completedAt!.getTime() + 4000;
+    expect(hit!.at).toBeGreaterThanOrEqual(due - 5);
+    expect(hit!.at).toBeLessThanOrEqual(due + 2500);
+    expect(hit!.headers["x-version"]).toBe("past-again");
+    const rows = await settled(sys.db, created.triggerId, 2);
+    expect(rows.map((r) => [r.attemptNumber, r.triggeredBy, r.responseStatus, r.isDeadLetter])).toEqual([[1, "scheduler", 500, false], [2, "retry", 200, false]]);
+    expect(await status()).toBe("completed");
+    expect(target.hits("/moved-fail")).toHaveLength(1);
+  }, 30_000);
+
+  it("skipped so, its retry can still be sent at once with Retry now", async () => {
+    await insertPolicy(sys.db, sys.projectId, "moved-retry-now", { retry_strategy: "fixed", retry_initial_delay_seconds: 600, retry_on: "non_2xx" });
+    target.on("/moved-now-fail", (_req, r) => r.writeHead(500).end());
+    const headers = { "ttr-api-key": sys.apiKey, "ttr-tags": "moved-retry-now", "ttr-custom-key": "moved-now" };
+    const id = (await sys.call("POST", "/schedule", { ...headers, "ttr-url": `${target.base}/moved-now-fail`, "ttr-scheduled-at": "now" })).json().triggerId as string;
+    await settled(sys.db, id, 1);
+    const session = await signIn(sys as unknown as TestApi);
+    await eventually(async () => ((await session.get<{ trigger: { status: string } }>(`/triggers/${id}`)).trigger.status === "retrying" ? true : undefined), 5000, "retrying");
+    const moved = await sys.call("POST", "/schedule", { ...headers, "ttr-url": `${target.base}/moved-now-ok`, "ttr-scheduled-at": "2020-01-01T00:00:00Z" });
+    expect(moved.status, moved.text).toBe(200);
+    const retry = await session.call("POST", `/triggers/${id}/retry`);
+    expect(retry.status, retry.text).toBe(202);
+    expect(retry.json().execution).toMatchObject({ attemptNumber: 2, triggeredBy: "retry", status: "planned" });
+    await target.waitFor("/moved-now-ok", 1, 5000);
+    expect((await settled(sys.db, id, 2)).map((r) => r.responseStatus)).toEqual([500, 200]);
+  }, 30_000);
 });
 
 describe("replays and retryMaxAttempts (docs/api/tag-policies.md, retries)", () => {

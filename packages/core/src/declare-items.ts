@@ -48,7 +48,12 @@ export interface StoredJob extends StoredRequest {
   partDay: string;
   status: string;
   scheduledAt: Date;
+  /** an attempt was made: a `skipped` one then still has its planned retry (moved into the past by custom key while retrying) */
+  attempted: boolean;
 }
+
+/** A retry is planned: the trigger is retrying, or was moved into the past by custom key while it was. */
+export const retryPlanned = (job: StoredJob): boolean => job.status === "retrying" || (job.status === "skipped" && job.attempted);
 
 export interface StoredGenerator extends StoredRequest {
   cronExpr: string;

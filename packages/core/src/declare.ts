@@ -24,6 +24,7 @@ import {
   type DeclaredItem,
   type ItemRequest,
   oneShotStatus,
+  retryPlanned,
   type StoredGenerator,
   type StoredJob,
 } from "./declare-items.js";
@@ -158,7 +159,7 @@ function diffItems(input: PlanInput) {
     if (match.kind === "job" && when.kind === "once") {
       const changed = changedJobFields(match.row, item, when.at);
       if (changed.length === 0) return op("unchanged", "job", match.row.id);
-      if (match.row.status === "retrying") {
+      if (retryPlanned(match.row)) {
         // Replaced, not edited: the old trigger and its planned retry are cancelled without an entry (rule 5).
         writes.cancelJobs.push({ id: match.row.id, partDay: match.row.partDay, queued: false });
         return op("updated", "job", create(item).id, changed);

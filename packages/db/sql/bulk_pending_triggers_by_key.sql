@@ -5,7 +5,8 @@
 -- Returns rows in the shape of declare_candidate_triggers.
 SELECT t.id::text AS id, t.generator_id::text AS "generatorId", t.custom_key AS "customKey",
        t.status::text AS status, t.scheduled_at AS "scheduledAt", t.title, t.url, t.method, t.headers,
-       encode(sha256(t.body), 'hex') AS "bodyHash", t.tags, t.created_at AS "createdAt", t.part_day::text AS "partDay"
+       encode(sha256(t.body), 'hex') AS "bodyHash", t.tags, t.created_at AS "createdAt", t.part_day::text AS "partDay",
+       t.attempts > 0 AS attempted
 FROM triggers t
 WHERE t.project_id = $1::uuid AND t.custom_key = ANY($2::text[])
   AND t.status IN ('registered', 'skipped', 'retrying') AND t.generator_id IS NULL

@@ -7,7 +7,7 @@
 -- $4 id of the last row of the previous page (NULL for the first page).
 SELECT e.id::text AS "executionId", e.part_day::text AS "partDay", e.planned_at AS "plannedAt"
 FROM executions e JOIN triggers t ON t.id = e.trigger_id AND t.part_day = e.part_day
-WHERE e.status = 'planned' AND e.dispatched_at < $1 AND t.status IN ('queued', 'retrying')
+WHERE e.status = 'planned' AND e.dispatched_at < $1 AND t.status IN ('queued', 'retrying', 'skipped')
   AND ($3::timestamptz IS NULL OR (e.planned_at, e.id) > ($3::timestamptz, $4::uuid))
 ORDER BY e.planned_at, e.id
 LIMIT $2

@@ -5,6 +5,6 @@
 -- Params: $1 dispatched before (timestamptz), $2 limit.
 SELECT e.id::text AS "executionId", e.part_day::text AS "partDay"
 FROM executions e JOIN triggers t ON t.id = e.trigger_id AND t.part_day = e.part_day
-WHERE e.status = 'planned' AND e.dispatched_at < $1 AND t.status IN ('queued', 'retrying')
+WHERE e.status = 'planned' AND e.dispatched_at < $1 AND t.status IN ('queued', 'retrying', 'skipped')
 ORDER BY e.planned_at, e.id
 LIMIT $2

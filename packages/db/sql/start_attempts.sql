@@ -1,5 +1,6 @@
 -- Start planned attempts, many in one statement (the executor batches the
--- jobs it takes at about the same time): trigger queued or retrying →
+-- jobs it takes at about the same time): trigger queued or retrying (or
+-- skipped, moved into the past by custom key while its retry waited) →
 -- running (docs/concepts.md). The start is recorded on the trigger only:
 -- its start time, its timeout, fixed here from its tags' policies
 -- (docs/api/tag-policies.md, timeout), and the deadline past which it is
@@ -50,7 +51,7 @@ WITH planned AS (
         WHERE p.project_id = t.project_id AND p.tag = ANY (t.tags))
   FROM planned p
   WHERE t.id = p.trigger_id AND t.part_day = $2::date
-    AND t.status IN ('queued', 'retrying') AND t.attempts = p.attempt_number
+    AND t.status IN ('queued', 'retrying', 'skipped') AND t.attempts = p.attempt_number
   RETURNING p.id AS execution_id, p.attempt_number, p.triggered_by, t.attempt_started_at, t.attempt_timeout_seconds,
             t.id, t.project_id, t.url, t.method, t.headers, t.body, t.source, t.scheduled_at, t.tags
 )

@@ -117,7 +117,8 @@ export async function executionPage(
 
 /**
  * A completed one-shot or instance gets a new planned attempt; Retry now on a
- * retrying one makes its pending retry due at once. Anything else, recurring
+ * retrying one (or a skipped one whose retry is still planned) makes its
+ * pending retry due at once. Anything else, recurring
  * triggers included, is a 410 naming the status found.
  */
 export async function sendAgain(db: SqlRunner, projectId: string, id: string, action: "replay" | "retry"): Promise<ExecutionJson> {
@@ -126,7 +127,9 @@ export async function sendAgain(db: SqlRunner, projectId: string, id: string, ac
   if (!found) throw notFoundTrigger();
   let execution: ExecutionRow | undefined;
   if (found.kind === "job" && found.status === "completed") execution = await d.replayCompleted(db, projectId, id, action);
-  else if (found.kind === "job" && found.status === "retrying" && action === "retry") execution = await d.retryNow(db, projectId, id);
+  else if (found.kind === "job" && (found.status === "retrying" || found.status === "skipped") && action === "retry") {
+    execution = await d.retryNow(db, projectId, id);
+  }
   if (!execution) {
     // Either the status never allowed it, or a concurrent click or the
     // scheduler changed it since it was read: report the status now.

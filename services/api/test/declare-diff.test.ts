@@ -52,6 +52,7 @@ function job(over: Partial<StoredJob> = {}): StoredJob {
     title: "T",
     tags: ["tag", "a"],
     createdAt: new Date(Date.UTC(2030, 0, 1, 0, 0, seq)),
+    attempted: false,
     ...over,
   };
 }
@@ -172,14 +173,25 @@ describe("diff table", () => {
     }
   });
 
-  it("retrying and different: updated with a new id, the old one cancelled without an entry", () => {
-    const j = job({ status: "retrying" });
-    const plan = declare([item({ url: "http://t/new" })], [j]);
+  it.each([
+    ["retrying", job({ status: "retrying", attempted: true })],
+    ["skipped with its retry still planned (moved into the past by key while retrying)", job({ status: "skipped", attempted: true, scheduledAt: earlier })],
+  ])("%s and different: updated with a new id, the old one and its retry cancelled without an entry", (_name, j) => {
+    const plan = declare([item({ url: "http://t/new", when: { kind: "once", at: j.scheduledAt, nowBased: false } })], [j]);
     expect(plan.items[0]).toMatchObject({ operation: "updated", changedFields: ["url"] });
     expect(plan.items[0]!.id).not.toBe(j.id);
     expect(plan.writes.cancelJobs).toEqual([{ id: j.id, partDay: j.partDay, queued: false }]);
     expect(plan.writes.insertJobs[0]!.id).toBe(plan.items[0]!.id);
+    expect(plan.writes.updateJobs).toEqual([]);
     expect(plan.cancelled).toEqual([]);
+  });
+
+  it("skipped and never attempted, different: updated in place", () => {
+    const j = job({ status: "skipped", scheduledAt: earlier });
+    const plan = declare([item({ url: "http://t/new", when: { kind: "once", at: earlier, nowBased: false } })], [j]);
+    expect(plan.items[0]).toMatchObject({ operation: "updated", id: j.id, changedFields: ["url"] });
+    expect(plan.writes.cancelJobs).toEqual([]);
+    expect(plan.writes.updateJobs.map((w) => w.id)).toEqual([j.id]);
   });
 
   it("recurring and different: updated in place, its upcoming instance replaced without an entry", () => {
