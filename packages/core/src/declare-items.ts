@@ -8,7 +8,7 @@
 //   a trigger created by /schedule compares the same way.
 import { createHash } from "node:crypto";
 import { type HeaderPairs, headersObject } from "./headers.js";
-import type { ScheduledAt } from "./scheduled-at.js";
+import { isPastDated, type ScheduledAt } from "./scheduled-at.js";
 
 /** What an item stores (docs/api/declare-and-bulk.md, items). */
 export interface ItemRequest {
@@ -95,7 +95,7 @@ export function itemTags(tags: readonly string[], declared: string | null): stri
 /** docs/api/declare-and-bulk.md, past times: past-dated one-shots are skipped unless runMissed or now-based. */
 export function oneShotStatus(when: Extract<ScheduledAt, { kind: "once" }>, now: Date, runMissed: boolean): "registered" | "skipped" {
   if (when.nowBased || runMissed) return "registered";
-  return when.at.getTime() <= now.getTime() ? "skipped" : "registered";
+  return isPastDated(when, now) ? "skipped" : "registered";
 }
 
 const samePairs = (a: HeaderPairs, b: HeaderPairs) => a.length === b.length && a.every(([n, v], i) => b[i]![0] === n && b[i]![1] === v);

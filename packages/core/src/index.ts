@@ -1,5 +1,5 @@
 export * from "./errors.js";
-export { parseScheduledAt, parseIsoDate, truncateToSecond, type ScheduledAt } from "./scheduled-at.js";
+export { isPastDated, parseScheduledAt, parseIsoDate, truncateToSecond, type ScheduledAt } from "./scheduled-at.js";
 export { checkCron, nextCronTime, nextCronTimes, nextRunAfterSkips, skipsKept, type CronSchedule } from "./cron.js";
 export { parseTagsHeader, checkScheduleTags, isPolicyTag, checkTitle, checkCustomKey, MAX_CUSTOM_KEY_LENGTH } from "./tags.js";
 export { forwardedHeaders, headersObject, isForwardedName, pairsOf, methodCarriesBody, type HeaderPairs } from "./headers.js";

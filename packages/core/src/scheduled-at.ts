@@ -9,8 +9,11 @@ import { badRequest } from "./errors.js";
 
 export type ScheduledAt =
   /** `at` is whole seconds (docs/concepts.md). `nowBased` marks
-   * values starting with `now`, which are never skipped (docs/api/schedule.md). */
-  | { kind: "once"; at: Date; nowBased: boolean }
+   * values starting with `now`, which are never skipped (docs/api/schedule.md).
+   * `fractionMs` is the part of a second dropped from the date as written
+   * (none: 0): a time later in the current second than the request is not
+   * past, so it fires rather than being skipped. */
+  | { kind: "once"; at: Date; nowBased: boolean; fractionMs?: number }
   /** `expr` has five fields joined by single spaces; `tz` is the IANA name
    * as written, `UTC` when none was given. */
   | { kind: "cron"; expr: string; tz: string };
@@ -49,7 +52,19 @@ export function parseScheduledAt(raw: string | undefined, now: Date): ScheduledA
       throw badRequest(`Invalid duration: ${steps[i]?.amount ?? ""}`);
     }
   });
-  return { kind: "once", at: new Date(at), nowBased: head === "now" };
+  const fractionMs = head === "now" ? 0 : secondFractionMs(head);
+  return { kind: "once", at: new Date(at), nowBased: head === "now", fractionMs };
+}
+
+/** Whether a one-shot's time as written is at or before `now`: such a one is skipped unless run-missed (docs/api/schedule.md). */
+export function isPastDated(when: { at: Date; fractionMs?: number }, now: Date): boolean {
+  return when.at.getTime() + (when.fractionMs ?? 0) <= now.getTime();
+}
+
+/** Milliseconds (with any finer digits) of a date's fraction of a second, which parseIsoDate drops. */
+function secondFractionMs(date: string): number {
+  const digits = /T?\d{2}:\d{2}:\d{2}[.,](\d+)/i.exec(date)?.[1];
+  return digits === undefined ? 0 : Number(`0.${digits}`) * 1000;
 }
 
 /** Seconds in a signed whole amount with unit s, m, h, d or w (w = 7 days). */

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../src/errors.js";
-import { parseScheduledAt, type ScheduledAt } from "../src/scheduled-at.js";
+import { isPastDated, parseScheduledAt, type ScheduledAt } from "../src/scheduled-at.js";
 
 const NOW = new Date("2026-05-10T12:34:56.789Z");
 const PREFIXES = ["Invalid date: ", "Unknown pipe operation: ", "Invalid duration: ", "Invalid cron expression: "];
@@ -83,7 +83,18 @@ describe("dates (docs/scheduled-at.md)", () => {
 
 describe("now and pipe operations", () => {
   it("now is the clock truncated to the second and marked now-based", () => {
-    expect(once("now")).toEqual({ kind: "once", at: new Date("2026-05-10T12:34:56.000Z"), nowBased: true });
+    expect(once("now")).toEqual({ kind: "once", at: new Date("2026-05-10T12:34:56.000Z"), nowBased: true, fractionMs: 0 });
+  });
+
+  it("keeps the dropped fraction of a date for the past-dated check, which compares the time as written", () => {
+    expect(once("2026-05-10T12:34:56.800Z")).toEqual({ kind: "once", at: new Date("2026-05-10T12:34:56.000Z"), nowBased: false, fractionMs: 800 });
+    expect(once("2026-05-10 12:34:56,25+00:00 | add 1s").fractionMs).toBe(250);
+    expect(once("2026-05-10").fractionMs).toBe(0);
+    // NOW is 12:34:56.789
+    expect(isPastDated(once("2026-05-10T12:34:56.790Z"), NOW)).toBe(false);
+    expect(isPastDated(once("2026-05-10T12:34:56.789Z"), NOW)).toBe(true);
+    expect(isPastDated(once("2026-05-10T12:34:56Z"), NOW)).toBe(true);
+    expect(isPastDated(once("2026-05-10T12:34:57Z | subtract 1s"), NOW)).toBe(true);
   });
 
   it("truncates a pre-1970 clock toward the past", () => {

@@ -247,6 +247,19 @@ describe("rule 4: past-dated one-shots", () => {
     const res = (await schedule({ "ttr-scheduled-at": now.toISOString() })).json();
     expect((await triggerById(api.db, res.triggerId))?.status).toBe("skipped");
   });
+
+  it("does not skip a time later in the request's second: it is stored at that second and due at once", async () => {
+    // start early in a second, so that .999 of it is still ahead when the request arrives
+    if (Date.now() % 1000 > 500) await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 5));
+    const second = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const late = new Date(second.getTime() + 999).toISOString();
+    const res = (await schedule({ "ttr-scheduled-at": late })).json();
+    expect(res.scheduledAt).toBe(second.toISOString());
+    expect((await triggerById(api.db, res.triggerId))?.status).toBe("registered");
+    const declared = await api.call("POST", "/declare", { "ttr-api-key": api.apiKey, "content-type": "application/json" }, JSON.stringify({ tag: "late-in-second", items: [{ url: "http://127.0.0.1:9/x", scheduledAt: late, customKey: "late" }] }));
+    expect(declared.status, declared.text).toBe(200);
+    expect(declared.json().operations[0]).toMatchObject({ operation: "added" });
+  });
 });
 
 describe("rule 5: recurring", () => {

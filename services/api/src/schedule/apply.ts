@@ -1,9 +1,9 @@
 // Applies one accepted /schedule call (docs/api/schedule.md) inside a
 // transaction. Every check that must win over a write has already passed;
 // what remains are the 404/410 of ID edits, which come after the quota unit.
-import { gone, notFound, nextRunAfterSkips, type ScheduledAt, skipsKept } from "@ttr/core";
+import { gone, notFound, nextRunAfterSkips, oneShotStatus, type ScheduledAt, skipsKept } from "@ttr/core";
 import * as t from "@ttr/db";
-import type { RequestFields, SqlRunner, TriggerStatus } from "@ttr/db";
+import type { RequestFields, SqlRunner } from "@ttr/db";
 import type { OneShotInserts } from "./inserts.js";
 
 type Once = Extract<ScheduledAt, { kind: "once" }>;
@@ -29,12 +29,6 @@ export interface ScheduleResult {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** docs/api/schedule.md: past-dated one-shots are skipped unless asked to run. */
-function statusFor(when: Once, now: Date, runMissed: boolean): TriggerStatus {
-  if (when.nowBased || runMissed) return "registered";
-  return when.at.getTime() <= now.getTime() ? "skipped" : "registered";
-}
-
 type PlainOneShotCall = ScheduleCall & { when: Once };
 
 /** A new one-shot without key or ID: nothing to look up, so no transaction (one batched INSERT). */
@@ -47,7 +41,7 @@ export async function applyPlainOneShot(
   call: PlainOneShotCall,
 ): Promise<ScheduleResult> {
   const scheduledAt = call.when.at;
-  const row = { projectId: call.projectId, status: statusFor(call.when, call.now, call.runMissed), scheduledAt, request: call.request };
+  const row = { projectId: call.projectId, status: oneShotStatus(call.when, call.now, call.runMissed), scheduledAt, request: call.request };
   const triggerId = await inserts.insert(row, call.now.getTime());
   return { triggerId, scheduledAt, operation: "schedule", kind: "job" };
 }
@@ -59,7 +53,7 @@ export async function applySchedule(tx: SqlRunner, call: ScheduleCall): Promise<
 
 async function scheduleOnce(tx: SqlRunner, call: ScheduleCall, when: Once): Promise<ScheduleResult> {
   const { projectId, customKey } = call;
-  const status = statusFor(when, call.now, call.runMissed);
+  const status = oneShotStatus(when, call.now, call.runMissed);
 
   // Rule 3: a key held by a pending one-shot wins over the ID, which is then not checked.
   let target = customKey !== null ? await t.findPendingTriggerByKey(tx, projectId, customKey) : undefined;
