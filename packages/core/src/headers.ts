@@ -49,11 +49,18 @@ export function isForwardedName(name: string): boolean {
   return !lower.startsWith("ttr-") && !CONNECTION_LEVEL.has(lower);
 }
 
-/** Pairs as an object for display; repeated names are joined with `, `. */
+/**
+ * Pairs as an object for display; repeated names are joined with `, `.
+ * Every name is an own property, also `__proto__` and names such as
+ * `constructor` that a plain object already answers to.
+ */
 export function headersObject(pairs: HeaderPairs): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of pairs) out[name] = name in out ? `${out[name]}, ${value}` : value;
-  return out;
+  const joined = new Map<string, string>();
+  for (const [name, value] of pairs) {
+    const previous = joined.get(name);
+    joined.set(name, previous === undefined ? value : `${previous}, ${value}`);
+  }
+  return Object.fromEntries(joined);
 }
 
 /** Methods whose /schedule body is never read or stored (docs/api/schedule.md). */

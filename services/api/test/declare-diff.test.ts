@@ -135,6 +135,16 @@ describe("diff table", () => {
     expect(renamed.items[0]!.changedFields).toEqual(["headers"]);
   });
 
+  it("a header named __proto__ or constructor compares like any other", () => {
+    for (const name of ["__proto__", "constructor", "toString"]) {
+      const j = job({ headers: [[name, "x"], ["a", "1"]] });
+      for (const headers of [[["a", "1"], [name, "y"]], [["a", "1"]]] as Array<Array<[string, string]>>) {
+        expect(declare([item({ headers })], [j]).items[0], `${name}: ${JSON.stringify(headers)}`).toMatchObject({ operation: "updated", changedFields: ["headers"] });
+      }
+      expect(declare([item({ headers: [["a", "1"], [name, "x"]] })], [j]).items[0]!.operation).toBe("unchanged");
+    }
+  });
+
   it("registered or skipped and different: updated in place, changedFields in the documented order", () => {
     const j = job({ status: "skipped" });
     const plan = declare([item({ title: null, url: "http://t/y", when: { kind: "once", at: now, nowBased: true } })], [j]);
