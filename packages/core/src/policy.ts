@@ -14,7 +14,7 @@
 import Joi from "joi";
 import { badRequest } from "./errors.js";
 import type { RetryFields, RetryOn, RetryStrategy } from "./retry.js";
-import { isPolicyTag } from "./tags.js";
+import { isPolicyTag, storableText } from "./tags.js";
 
 /** `{window: rate}`, e.g. `{"1m": 10, "1d": 0.5}` (docs/api/tag-policies.md, throughput). */
 export type Throughput = Record<string, number>;
@@ -212,7 +212,8 @@ function checkNotifyUrl(url: string): void {
   try {
     parsed = new URL(url);
   } catch {}
-  if (parsed === null || !(parsed.protocol === "http:" || parsed.protocol === "https:") || url.length > MAX_NOTIFY_URL_LENGTH) {
+  const fits = url.length <= MAX_NOTIFY_URL_LENGTH && storableText(url);
+  if (parsed === null || !(parsed.protocol === "http:" || parsed.protocol === "https:") || !fits) {
     throw badRequest(`notifyUrl must be an absolute http or https URL (max ${MAX_NOTIFY_URL_LENGTH} chars)`);
   }
 }

@@ -53,6 +53,23 @@ export function checkCustomKey(key: string): void {
   if (codePoints(key) > MAX_CUSTOM_KEY_LENGTH) throw badRequest(`Custom key too long (max ${MAX_CUSTOM_KEY_LENGTH} chars)`);
 }
 
+/** A NUL character, or half of a surrogate pair without its other half. */
+const UNSTORABLE = /\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * Whether PostgreSQL can store the text: its text and jsonb types take no
+ * NUL character, and jsonb no unpaired surrogate, both of which a JSON
+ * string can hold (`"\u0000"`, `"\ud800"`).
+ */
+export function storableText(text: string): boolean {
+  return !UNSTORABLE.test(text);
+}
+
+/** A 400 naming the field when `text` cannot be stored (see storableText). */
+export function checkStorableText(field: string, text: string): void {
+  if (!storableText(text)) throw badRequest(`${field} holds a NUL character or an unpaired surrogate, which cannot be stored`);
+}
+
 function codePoints(text: string): number {
   let n = 0;
   for (const _ of text) n++;

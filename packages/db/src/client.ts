@@ -73,6 +73,14 @@ const hasCode = (err: unknown, code: string) => {
 export const isStatementTimeout = (err: unknown): boolean => hasCode(err, "57014");
 
 /**
+ * Whether `err` is PostgreSQL refusing text it cannot hold: a NUL character
+ * (22021 in a text value, 22P05 as `\u0000` in jsonb) or an unpaired
+ * surrogate in jsonb (22P02 would be any bad JSON; PostgreSQL reports this
+ * one as 22P05 too, or as 22021 once encoded). The statement failed whole.
+ */
+export const isUnstorableText = (err: unknown): boolean => hasCode(err, "22021") || hasCode(err, "22P05");
+
+/**
  * Whether `err` is PostgreSQL choosing the statement as the victim of a
  * deadlock (40P01) or of a serialization failure (40001). Its transaction
  * was rolled back whole, so running it again is safe, and usually succeeds.

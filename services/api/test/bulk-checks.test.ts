@@ -101,6 +101,12 @@ describe("value checks use upserts and Upsert <key>", () => {
     await msg({ upserts: [{ url: "x", customKey: "t", title: "t".repeat(201) }] }, "Upsert t: Title too long (max 200 chars)");
   });
 
+  it("Upsert <key>: text PostgreSQL cannot store; a cancel naming such text names nothing", async () => {
+    await msg({ upserts: [{ url: "x", customKey: "n", title: "\u0000" }] }, "Upsert n: title holds a NUL character or an unpaired surrogate, which cannot be stored");
+    const res = await ok(post(api, "/bulk", { cancels: ["k\u0000", { tag: "t\ud800" }, { customKey: "\udc00" }, { id: "\u0000" }] }));
+    expect(res).toMatchObject({ cancelled: [], summary: { cancelled: 0 } });
+  });
+
   it("401 wins over the value checks, and a rejected call cancels nothing", async () => {
     const seeded = await ok(post(api, "/bulk", { upserts: [{ url: "x", customKey: "stay", tags: ["keep"], scheduledAt: "2035-01-01" }] }));
     await rejected({ upserts: [{ url: "x", customKey: "a" }, { url: "x", customKey: "a" }] }, { "ttr-api-key": "ttr_nope" }, 401, "Unauthorized", "Invalid api key");

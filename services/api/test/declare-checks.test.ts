@@ -174,6 +174,31 @@ describe("value checks, in order", () => {
     await msg({ tag: "t", items: [{ url: "x", customKey: "k", title: "x".repeat(201), scheduledAt: "bad" }] }, "Item k: Invalid date: bad");
   });
 
+  it("Item <key>: text PostgreSQL cannot store (a NUL, an unpaired surrogate) in any string, named by its field", async () => {
+    const cannot = "holds a NUL character or an unpaired surrogate, which cannot be stored";
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ url: "http://h/\u0000" }, "url"],
+      [{ url: "http://h/\udc00x" }, "url"],
+      [{ method: "PO\u0000ST" }, "method"],
+      [{ title: "a\ud800" }, "title"],
+      [{ tags: ["ok", "b\u0000"] }, "tags"],
+      [{ headers: { "x-a\u0000": "1" } }, "headers"],
+      [{ headers: { "x-a": "\ud83d" } }, "headers"],
+    ];
+    for (const [fields, field] of cases) await msg({ tag: "t", items: [{ url: "x", customKey: "k", ...fields }] }, `Item k: ${field} ${cannot}`);
+    await msg({ tag: "t", items: [{ url: "x", customKey: "k\u0000" }] }, `Item k\u0000: customKey ${cannot}`);
+    await msg({ tag: "t\u0000", items: [{ url: "x", customKey: "k" }] }, `tag ${cannot}`);
+    // a whole surrogate pair is text like any other
+    await ok(post(api, "/declare", { tag: "emoji", items: [{ url: "http://h/😀", customKey: "😀", title: "😀", headers: { "x-e": "😀" } }] }));
+  });
+
+  it("Item <key>: a body nested too deeply to be written out is a 400, a deep one within reach is stored", async () => {
+    // sent as text: the test's own JSON.stringify could not write it out either
+    const declaration = (tag: string, depth: number) => `{"tag":"${tag}","items":[{"url":"x","customKey":"deep","body":${"[".repeat(depth)}${"]".repeat(depth)}}]}`;
+    await msg(declaration("t", 100_000), "Item deep: body is nested too deeply");
+    await ok(post(api, "/declare", declaration("deep-ok", 500)));
+  });
+
   it("the first failing item wins", async () => {
     await msg(
       { tag: "t", items: [{ url: "ok", customKey: "1" }, { url: "x", customKey: "2", scheduledAt: "nope" }, { url: "y", customKey: "3", tags: ["a", "a"] }] },

@@ -242,6 +242,14 @@ describe("GET /triggers", () => {
     expect((await q.session.get("/triggers?limit=500")).triggers).toHaveLength(55);
   });
 
+  it("400 for a tag or custom key filter holding a NUL, which no trigger can carry", async () => {
+    for (const query of ["tag=a%00", "customKey=k%00"]) {
+      const res = await s.call("GET", `/triggers?${query}`);
+      expect(res.status, query).toBe(400);
+      expect(res.json()).toEqual({ _tag: "BadRequest", message: "Text holding a NUL character or an unpaired surrogate is not accepted" });
+    }
+  });
+
   it("400 for an unknown status or kind, a bad limit or cursor, a repeated parameter", async () => {
     const cases: Array<[string, string]> = [
       ["status=done", "Invalid status: done"],

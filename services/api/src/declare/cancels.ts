@@ -6,10 +6,11 @@
 //   skipped, retrying) and active recurring triggers; queued ones stay, and
 //   so do the queued instances of a cancelled recurring trigger;
 // - through a tag: the same plus queued triggers with the tag;
-// - a target naming nothing cancellable contributes nothing, and is no error.
+// - a target naming nothing cancellable contributes nothing, and is no error
+//   (text that could not be stored, such as a NUL, names nothing either).
 // Entries follow the request order; within one entry one-shots and instances
 // come first, then recurring triggers, oldest first; each trigger once.
-import type { JobCancel } from "@ttr/core";
+import { type JobCancel, storableText } from "@ttr/core";
 import type { CancelMatch, CancelTarget } from "@ttr/db";
 import type { RawCancel } from "./schema.js";
 
@@ -28,12 +29,14 @@ export interface CancelPlan {
 }
 
 export function cancelTargets(cancels: RawCancel[]): CancelTarget[] {
-  return cancels.map((c, n): CancelTarget => {
-    if (typeof c === "string") return { n, by: "string", value: c };
-    if ("id" in c && c.id !== undefined) return { n, by: "id", value: c.id };
-    if ("customKey" in c && c.customKey !== undefined) return { n, by: "key", value: c.customKey };
-    return { n, by: "tag", value: (c as { tag: string }).tag };
-  });
+  return cancels
+    .map((c, n): CancelTarget => {
+      if (typeof c === "string") return { n, by: "string", value: c };
+      if ("id" in c && c.id !== undefined) return { n, by: "id", value: c.id };
+      if ("customKey" in c && c.customKey !== undefined) return { n, by: "key", value: c.customKey };
+      return { n, by: "tag", value: (c as { tag: string }).tag };
+    })
+    .filter((t) => storableText(t.value));
 }
 
 const PENDING = new Set(["registered", "skipped", "retrying"]);

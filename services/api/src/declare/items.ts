@@ -2,9 +2,23 @@
 // shape and the credentials (the check order in docs/api/declare-and-bulk.md, for
 // both endpoints): duplicate custom keys across the list first, then each item
 // in order: a tag repeated in its `tags`, its scheduledAt (the /schedule date
-// messages), its title (at most 200 characters). Only the first failure is reported.
+// messages), its title (at most 200 characters), its custom key (at most 500),
+// then text PostgreSQL cannot store (a NUL, an unpaired surrogate) in any of
+// its strings, and a body nested too deeply to be written out. The declared
+// tag's text is checked before the items. Only the first failure is reported.
 // Nothing is written before every item has passed.
-import { ApiError, badRequest, checkCustomKey, checkTitle, encodeItemBody, itemTags, parseScheduledAt, type DeclaredItem, type ScheduledAt } from "@ttr/core";
+import {
+  ApiError,
+  badRequest,
+  checkCustomKey,
+  checkStorableText,
+  checkTitle,
+  type DeclaredItem,
+  encodeItemBody,
+  itemTags,
+  parseScheduledAt,
+  type ScheduledAt,
+} from "@ttr/core";
 import type { RawItem } from "./schema.js";
 
 export interface ListWords {
@@ -42,6 +56,7 @@ function prefixed<T>(words: ListWords, key: string | undefined, check: () => T):
  */
 export function checkItems(raw: RawItem[], opts: { now: Date; tag: string | null; words: ListWords }): DeclaredItem[] {
   const { now, words } = opts;
+  if (opts.tag !== null) checkStorableText("tag", opts.tag);
   const keys = new Set<string>();
   for (const item of raw) {
     if (item.customKey === undefined) continue;
@@ -85,15 +100,43 @@ export function checkItems(raw: RawItem[], opts: { now: Date; tag: string | null
     if (title !== null) prefixed(words, item.customKey, () => checkTitle(title));
     const key = item.customKey;
     if (key != null) prefixed(words, key, () => checkCustomKey(key));
+    const headers = Object.entries(item.headers ?? {});
+    const body = prefixed(words, key, () => {
+      checkItemText(item, headers);
+      return itemBody(item.body);
+    });
     return {
       customKey: item.customKey ?? null,
       when: at,
       url: item.url,
       method: (item.method ?? "GET").toUpperCase(),
-      headers: Object.entries(item.headers ?? {}),
-      body: encodeItemBody(item.body),
+      headers,
+      body,
       title,
       tags: itemTags(tags, opts.tag),
     };
   });
+}
+
+/** Every string of an item that is stored as text: PostgreSQL takes no NUL and (in jsonb) no unpaired surrogate. */
+function checkItemText(item: RawItem, headers: Array<[string, string]>): void {
+  if (item.customKey !== undefined) checkStorableText("customKey", item.customKey);
+  checkStorableText("url", item.url);
+  if (item.method !== undefined) checkStorableText("method", item.method);
+  if (item.title !== undefined) checkStorableText("title", item.title);
+  for (const tag of item.tags ?? []) checkStorableText("tags", tag);
+  for (const [name, value] of headers) {
+    checkStorableText("headers", name);
+    checkStorableText("headers", value);
+  }
+}
+
+/** The body's bytes; JSON nested deeper than JSON.stringify can follow is refused rather than failing the call. */
+function itemBody(body: unknown): Buffer | null {
+  try {
+    return encodeItemBody(body);
+  } catch (err) {
+    if (err instanceof RangeError) throw badRequest("body is nested too deeply");
+    throw err;
+  }
 }

@@ -1,7 +1,7 @@
 // The one place errors become responses.
 import type { ErrorRequestHandler, RequestHandler, Response } from "express";
 import { ApiError } from "@ttr/core";
-import { isDatabaseUnavailable, isStatementTimeout } from "@ttr/db";
+import { isDatabaseUnavailable, isStatementTimeout, isUnstorableText } from "@ttr/db";
 import type { Logger, OutageLog } from "@ttr/platform";
 import type { ClosingError } from "./body.js";
 
@@ -64,6 +64,11 @@ export function errorHandler(log: Logger, dbOutage: OutageLog, ping: () => Promi
       // A dashboard read outran DB_READ_TIMEOUT_MS: the server cancelled it.
       log.warn("read cancelled: statement timeout", { path: req.path, method: req.method });
       res.status(503).set("Retry-After", "5").json({ _tag: "Unavailable", message: "The read took too long, try again" });
+      return;
+    }
+    if (isUnstorableText(err)) {
+      // The last line of defence: the checks of each endpoint name the field.
+      res.status(400).json({ _tag: "BadRequest", message: "Text holding a NUL character or an unpaired surrogate is not accepted" });
       return;
     }
     if (isDatabaseUnavailable(err)) {

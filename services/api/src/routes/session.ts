@@ -2,7 +2,7 @@
 import type express from "express";
 import type { Request, Response } from "express";
 import Joi from "joi";
-import { ApiError, badRequest, hashPassword, newSessionToken, passwordNeedsRehash, sha256Hex, tooManyRequests, unauthorized, verifyPassword } from "@ttr/core";
+import { ApiError, badRequest, hashPassword, newSessionToken, passwordNeedsRehash, sha256Hex, storableText, tooManyRequests, unauthorized, verifyPassword } from "@ttr/core";
 import { createSession, deleteSession, findUserByEmail, rehashPassword } from "@ttr/db";
 import type { Deps } from "../deps.js";
 import { LoginThrottle } from "../auth/login-limit.js";
@@ -62,7 +62,8 @@ export function sessionRoutes(deps: Deps): express.Router {
       throw tooManyRequests("Too many sign-in attempts, try again later");
     }
 
-    const user = await findUserByEmail(deps.db, email);
+    // An email PostgreSQL could not even compare (a NUL) belongs to no one.
+    const user = storableText(email) ? await findUserByEmail(deps.db, email) : undefined;
     const valid = await verifyPassword(value.password as string, user?.passwordHash ?? (await decoy));
     if (!user || !valid) throw unauthorized("Invalid credentials");
     await throttle.succeeded(email, address);
