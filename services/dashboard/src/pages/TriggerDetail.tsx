@@ -35,9 +35,11 @@ const ACTIONS: Record<Action, { label: string; title: string; text: string }> = 
   },
 };
 
-function allowed(t: Trigger): Record<Action, boolean> {
+/** A skipped trigger can still have a retry planned: one moved into the past by custom key while retrying. */
+function allowed(t: Trigger, executions: Execution[]): Record<Action, boolean> {
   const job = t.kind === "job";
-  return { replay: job && t.status === "completed", retry: job && (t.status === "completed" || t.status === "retrying") };
+  const retryPlanned = t.status === "retrying" || (t.status === "skipped" && executions.some((e) => e.status === "planned"));
+  return { replay: job && t.status === "completed", retry: job && (t.status === "completed" || retryPlanned) };
 }
 
 function Field({ label, children }: { label: string; children: ReactNode }) {
@@ -239,7 +241,7 @@ export function TriggerDetail({ id }: { id: string }) {
     );
   }
 
-  const can = allowed(t);
+  const can = allowed(t, data?.executions ?? []);
   const heading = shownTitle(t) ?? `${t.method} ${t.url}`;
   return (
     <section aria-labelledby="page-h" className="detail">
