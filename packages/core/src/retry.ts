@@ -40,9 +40,18 @@ export function mergeRetry(policies: readonly RetryFields[]): MergedRetry | null
   };
 }
 
+/**
+ * The longest delay an uncapped exponential policy reaches: about 317 years,
+ * "never" in practice, while the retry's time still fits a Date and a
+ * PostgreSQL timestamp. Past attempt 1024, 2 ** (attempt − 1) is Infinity,
+ * which times an initial delay of 0 is NaN, not a time.
+ */
+const LONGEST_DELAY_SECONDS = 1e10;
+
 /** Seconds to wait after attempt `attempt` (first is 1) failed. */
 export function retryDelaySeconds(p: MergedRetry, attempt: number, random: () => number): number {
-  const base = p.strategy === "fixed" ? p.initialDelay : p.initialDelay * 2 ** (attempt - 1);
+  const base =
+    p.strategy === "fixed" || p.initialDelay === 0 ? p.initialDelay : Math.min(p.initialDelay * 2 ** (attempt - 1), LONGEST_DELAY_SECONDS);
   const capped = p.maxDelay === null || p.strategy === "fixed" ? base : Math.min(base, p.maxDelay);
   return Math.round(p.jitter ? capped * (0.5 + random()) : capped);
 }
