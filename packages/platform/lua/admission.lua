@@ -30,13 +30,18 @@ local limits = input.limits
 local blocked = {}
 local pendingBefore = {}
 
+-- The most starts a log can hold (a sorted set's limit). A larger rate can
+-- never be reached, so its window never holds anything back; and Lua would
+-- write its rank as `1e+17`, which Redis refuses, failing the whole batch.
+local MAX_LOG = 4294967295
+
 -- How many starts a tag's log keeps: enough for its largest rate.
 local function capOf(pt)
   local limit = limits[pt]
   local keep = cap
   if limit ~= nil then
     for _, w in ipairs(limit.windows) do
-      if w[2] > keep then keep = math.floor(w[2]) end
+      if w[2] > keep then keep = math.floor(math.min(w[2], MAX_LOG)) end
     end
   end
   return keep
@@ -54,7 +59,9 @@ local function hasRoom(pt, limit)
   for _, w in ipairs(limit.windows) do
     local span, rate = w[1], w[2]
     if rate <= 0 then return false end
-    if rate >= 1 then
+    if rate > MAX_LOG then
+      -- more starts than any log holds: this window cannot be full
+    elseif rate >= 1 then
       local n = math.floor(rate)
       -- the n-th most recent start must be at least a window old
       local nth = redis.call("ZREVRANGE", base .. ":log", n - 1, n - 1, "WITHSCORES")

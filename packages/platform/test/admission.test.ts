@@ -54,3 +54,16 @@ it("an attempt admitted and then dropped unsent does not count toward throughput
   expect((await admit(redis, prefix, limits, candidates("p2", "slow", 3, 1), now + 40)).admitted).toEqual([]);
   expect((await admit(redis, prefix, limits, candidates("p2", "slow", 4, 1), now + 30 + 60_000)).admitted).toEqual(["slow-4"]);
 });
+
+it("a rate too large for any log to reach (1e17, 1e300) holds nothing back, and the batch's other tags are admitted as usual", async () => {
+  const limits = new Map<string, TagLimit>([
+    ["p3:huge", { max: null, windows: [[1000, 1e17]] }],
+    ["p3:vast", { max: null, windows: [[HOUR, 1e300], [1000, 5e9]] }],
+    ["p3:one", { max: null, windows: [[HOUR, 1]] }],
+  ]);
+  const now = Date.now();
+  const batch = [...candidates("p3", "huge", 0, 3), ...candidates("p3", "vast", 0, 3), ...candidates("p3", "one", 0, 2)];
+  const out = await admit(redis, prefix, limits, batch, now);
+  expect(out.admitted).toEqual(["huge-0", "huge-1", "huge-2", "vast-0", "vast-1", "vast-2", "one-0"]);
+  expect((await admit(redis, prefix, limits, candidates("p3", "huge", 3, 2), now + 1)).admitted).toEqual(["huge-3", "huge-4"]);
+});
