@@ -36,7 +36,7 @@ describe("415 Unsupported content-type, before everything else", () => {
   });
 
   it("accepts parameters and any letter case, and reads a missing Content-Type as JSON", async () => {
-    for (const type of ["Application/JSON", "application/json; charset=utf-8", "APPLICATION/JSON;charset=UTF-8"]) {
+    for (const type of ["Application/JSON", "application/json; charset=utf-8", "APPLICATION/JSON;charset=UTF-8", "", " "]) {
       await ok(post(api, "/declare", valid(), { "Content-Type": type }));
     }
     const res = await api.call("POST", "/declare", { "ttr-api-key": api.apiKey }, JSON.stringify(valid()));

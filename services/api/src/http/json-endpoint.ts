@@ -20,10 +20,13 @@ export class UnsupportedContentType extends ApiError {
   }
 }
 
-/** A missing Content-Type is read as JSON; parameters and letter case are ignored (docs/api/declare-and-bulk.md, items). */
+/**
+ * A missing Content-Type, or one sent empty, is read as JSON; parameters and
+ * letter case are ignored (docs/api/declare-and-bulk.md, items).
+ */
 export function checkJsonContentType(req: Request): void {
   const raw = req.headers["content-type"];
-  if (raw === undefined) return;
+  if (raw === undefined || raw.trim() === "") return;
   const type = raw.split(";")[0]!.trim().toLowerCase();
   if (type !== "application/json") throw new UnsupportedContentType(raw);
 }
