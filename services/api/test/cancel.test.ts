@@ -20,7 +20,7 @@ function cancel(h: Record<string, string>) {
   return api.call("DELETE", "/cancel", { "ttr-api-key": api.apiKey, ...h });
 }
 
-async function rejected(h: Record<string, string>, status: number, tag: string | null, message?: string) {
+async function rejected(h: Record<string, string | string[]>, status: number, tag: string | null, message?: string) {
   const res = await expectNoWrites(api.db, () => api.call("DELETE", "/cancel", h));
   expect(res.status).toBe(status);
   if (tag === null) expect(res.body.length).toBe(0);
@@ -36,6 +36,11 @@ describe("/cancel checks (docs/api/cancel.md)", () => {
     const msg = "Must provide either ttr-trigger-id or ttr-custom-key header";
     await rejected({ "ttr-api-key": "wrong" }, 400, "BadRequest", msg);
     await rejected({ "ttr-api-key": api.apiKey, "ttr-trigger-id": "", "ttr-custom-key": "" }, 400, "BadRequest", msg);
+  });
+
+  it("400 for a ttr- header sent twice, before the key is checked", async () => {
+    await rejected({ "ttr-api-key": "wrong", "ttr-custom-key": ["a", "b"] }, 400, "BadRequest", "Header ttr-custom-key must be sent once");
+    await rejected({ "ttr-api-key": [api.apiKey, api.apiKey], "ttr-trigger-id": "x" }, 400, "BadRequest", "Header ttr-api-key must be sent once");
   });
 
   it("400 when both identifiers are sent", async () => {

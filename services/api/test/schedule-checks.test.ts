@@ -17,7 +17,7 @@ function headers(extra: Record<string, string> = {}): Record<string, string> {
   return { "ttr-api-key": api.apiKey, "ttr-url": "http://127.0.0.1:9/hook", "ttr-scheduled-at": future(), ...extra };
 }
 
-async function rejected(h: Record<string, string>, status: number, tag: string | null, message?: string, opts: { usage?: boolean; method?: string; body?: string } = {}) {
+async function rejected(h: Record<string, string | string[]>, status: number, tag: string | null, message?: string, opts: { usage?: boolean; method?: string; body?: string } = {}) {
   const res = await expectNoWrites(api.db, () => api.call(opts.method ?? "POST", "/schedule", h, opts.body), { usage: opts.usage ?? true });
   expect(res.status).toBe(status);
   if (tag === null) {
@@ -40,6 +40,21 @@ describe("/schedule check order (docs/api/schedule.md)", () => {
     const h = headers({ "ttr-api-key": "nope" });
     delete (h as Record<string, string | undefined>)["ttr-url"];
     await rejected(h, 400, null);
+  });
+
+  it("400 for a ttr- header sent twice (its values would be joined into one nobody sent), after the required ones are known present", async () => {
+    for (const name of ["ttr-url", "ttr-custom-key", "ttr-title", "ttr-run-missed", "TTR-Scheduled-At"]) {
+      const h: Record<string, string | string[]> = headers({ "ttr-api-key": "wrong" });
+      h[name.toLowerCase()] = [h[name.toLowerCase()] as string ?? "a", "b"].filter((v) => v !== undefined);
+      if (name === "TTR-Scheduled-At") h["ttr-scheduled-at"] = [future(), future()];
+      await rejected(h, 400, "BadRequest", `Header ${name.toLowerCase()} must be sent once`);
+    }
+    // ttr-tags is a list: its lines add up
+    const tagged = await api.call("POST", "/schedule", { ...headers(), "ttr-tags": ["a", "b,c"] });
+    expect(tagged.status, tagged.text).toBe(200);
+    const h = headers();
+    delete (h as Record<string, string | undefined>)["ttr-url"];
+    await rejected({ ...h, "ttr-custom-key": ["a", "b"] }, 400, null);
   });
 
   it("400 Invalid URL for an empty or relative URL, even with a wrong key", async () => {

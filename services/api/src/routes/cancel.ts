@@ -4,7 +4,7 @@ import { badRequest, emptyBadRequest } from "@ttr/core";
 import { cancelOne } from "@ttr/db";
 import type { Deps } from "../deps.js";
 import { projectForKey } from "../auth/api-key.js";
-import { header, missingKeyReason, textHeader } from "../http/headers.js";
+import { checkTtrHeadersOnce, header, missingKeyReason, textHeader } from "../http/headers.js";
 import { ownBounds } from "../http/storage-watch.js";
 
 /** An empty value counts as not sent. */
@@ -16,6 +16,7 @@ export function cancelRoute(deps: Deps) {
   return async (req: Request, res: Response): Promise<void> => {
     ownBounds(res); // one statement on the request pool, bounded there
     if (req.headers["ttr-api-key"] === undefined) throw emptyBadRequest(missingKeyReason(req));
+    checkTtrHeadersOnce(req);
     const triggerId = nonEmpty(header(req, "ttr-trigger-id"));
     const customKey = nonEmpty(textHeader(req, "ttr-custom-key"));
     if (triggerId === undefined && customKey === undefined) {

@@ -7,7 +7,7 @@ import { emptyBadRequest, forwardedHeaders, methodCarriesBody, parseTagsHeader }
 import type { Deps } from "../deps.js";
 import { ApiKeys } from "../auth/api-key.js";
 import { MiB, readBody } from "../http/body.js";
-import { header, missingKeyReason, textHeader } from "../http/headers.js";
+import { checkTtrHeadersOnce, header, missingKeyReason, textHeader } from "../http/headers.js";
 import { ownBounds } from "../http/storage-watch.js";
 import type { Scheduling } from "../schedule/call.js";
 
@@ -21,6 +21,7 @@ export function scheduleRoute(deps: Deps, scheduling: Scheduling) {
     const url = textHeader(req, "ttr-url");
     if (apiKey === undefined) throw emptyBadRequest(missingKeyReason(req));
     if (url === undefined) throw emptyBadRequest("ttr-url header is required");
+    checkTtrHeadersOnce(req);
 
     const method = req.method.toUpperCase();
     const body = methodCarriesBody(method) ? await readBody(req, MiB, "1 MiB") : null;
