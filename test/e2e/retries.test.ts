@@ -154,7 +154,7 @@ describe("a retrying trigger moved by custom key (docs/concepts.md, trigger stat
     expect(target.hits("/moved-fail")).toHaveLength(1);
   }, 30_000);
 
-  it("skipped so, its retry can still be sent at once with Retry now", async () => {
+  it("skipped so, Retry now is refused (410) as on any skipped trigger; its retry still waits for its time", async () => {
     await insertPolicy(sys.db, sys.projectId, "moved-retry-now", { retry_strategy: "fixed", retry_initial_delay_seconds: 600, retry_on: "non_2xx" });
     target.on("/moved-now-fail", (_req, r) => r.writeHead(500).end());
     const headers = { "ttr-api-key": sys.apiKey, "ttr-tags": "moved-retry-now", "ttr-custom-key": "moved-now" };
@@ -165,10 +165,13 @@ describe("a retrying trigger moved by custom key (docs/concepts.md, trigger stat
     const moved = await sys.call("POST", "/schedule", { ...headers, "ttr-url": `${target.base}/moved-now-ok`, "ttr-scheduled-at": "2020-01-01T00:00:00Z" });
     expect(moved.status, moved.text).toBe(200);
     const retry = await session.call("POST", `/triggers/${id}/retry`);
-    expect(retry.status, retry.text).toBe(202);
-    expect(retry.json().execution).toMatchObject({ attemptNumber: 2, triggeredBy: "retry", status: "planned" });
-    await target.waitFor("/moved-now-ok", 1, 5000);
-    expect((await settled(sys.db, id, 2)).map((r) => r.responseStatus)).toEqual([500, 200]);
+    expect(retry.status, retry.text).toBe(410);
+    expect(retry.json()).toEqual({ _tag: "Gone", message: "Trigger cannot be retried (status=skipped)" });
+    const planned = await sys.db.$queryRawUnsafe<Array<{ status: string; due: boolean }>>(
+      `SELECT status::text, planned_at > now() + interval '500 seconds' AS due FROM executions WHERE trigger_id = $1::uuid AND attempt_number = 2`,
+      id,
+    );
+    expect(planned).toEqual([{ status: "planned", due: true }]);
   }, 30_000);
 });
 

@@ -7,7 +7,8 @@ import type { DashboardTriggerRow, ExecutionRow } from "./dashboard.js";
 
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
 
-const utf8 = new TextDecoder("utf-8");
+/** Keeps a leading byte order mark (`ignoreBOM` means "do not strip it"), so the text is every stored byte. */
+const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
 
 export function triggerJson(t: DashboardTriggerRow) {
   return {

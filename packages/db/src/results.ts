@@ -31,7 +31,9 @@ export function encodeCursor(k: Keyset): string {
 export function decodeCursor(raw: string): Keyset {
   const [at, id, extra] = Buffer.from(raw, "base64url").toString("utf8").split("|");
   const createdAt = new Date(at ?? "");
-  if (extra !== undefined || id === undefined || !UUID.test(id) || Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== at) {
+  // a four-digit year from 0001: what PostgreSQL's timestamps take (a forged -271821 is none)
+  const readable = at !== undefined && /^(?!0000)\d{4}-/.test(at) && !Number.isNaN(createdAt.getTime()) && createdAt.toISOString() === at;
+  if (extra !== undefined || id === undefined || !UUID.test(id) || !readable) {
     throw badRequest("Invalid cursor");
   }
   return { createdAt, id };
@@ -117,8 +119,7 @@ export async function executionPage(
 
 /**
  * A completed one-shot or instance gets a new planned attempt; Retry now on a
- * retrying one (or a skipped one whose retry is still planned) makes its
- * pending retry due at once. Anything else, recurring
+ * retrying one makes its pending retry due at once. Anything else, recurring
  * triggers included, is a 410 naming the status found.
  */
 export async function sendAgain(db: SqlRunner, projectId: string, id: string, action: "replay" | "retry"): Promise<ExecutionJson> {
@@ -127,9 +128,7 @@ export async function sendAgain(db: SqlRunner, projectId: string, id: string, ac
   if (!found) throw notFoundTrigger();
   let execution: ExecutionRow | undefined;
   if (found.kind === "job" && found.status === "completed") execution = await d.replayCompleted(db, projectId, id, action);
-  else if (found.kind === "job" && (found.status === "retrying" || found.status === "skipped") && action === "retry") {
-    execution = await d.retryNow(db, projectId, id);
-  }
+  else if (found.kind === "job" && found.status === "retrying" && action === "retry") execution = await d.retryNow(db, projectId, id);
   if (!execution) {
     // Either the status never allowed it, or a concurrent click or the
     // scheduler changed it since it was read: report the status now.

@@ -73,6 +73,11 @@ describe("Trigger JSON", () => {
     expect((await s.get(`/triggers/${id}`)).trigger.body).toBeNull();
   });
 
+  it("a body that starts with a UTF-8 byte order mark keeps it", async () => {
+    const id = await schedule({ "ttr-scheduled-at": "now | add 1h" }, "\uFEFFhello");
+    expect((await s.get(`/triggers/${id}`)).trigger.body).toBe("\uFEFFhello");
+  });
+
   it("a recurring trigger and its instance", async () => {
     const genId = await schedule({ "ttr-scheduled-at": "cron(0 12 * * *)", "ttr-custom-key": "daily", "ttr-tags": "cron", "ttr-title": "Hidden daily title" });
     const [instance] = await instancesOf(api.db, genId);
@@ -263,6 +268,8 @@ describe("GET /triggers", () => {
       ["cursor=garbage", "Invalid cursor"],
       [`cursor=${Buffer.from("2026-01-01T00:00:00.000Z|not-a-uuid").toString("base64url")}`, "Invalid cursor"],
       [`cursor=${Buffer.from("yesterday|00000000-0000-4000-8000-000000000000").toString("base64url")}`, "Invalid cursor"],
+      [`cursor=${Buffer.from("-271821-04-20T00:00:00.000Z|00000000-0000-4000-8000-000000000000").toString("base64url")}`, "Invalid cursor"],
+      [`cursor=${Buffer.from("0000-01-01T00:00:00.000Z|00000000-0000-4000-8000-000000000000").toString("base64url")}`, "Invalid cursor"],
       ["status=queued&status=running", "Query parameter status must be given once"],
     ];
     for (const [query, message] of cases) {

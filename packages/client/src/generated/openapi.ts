@@ -295,7 +295,7 @@ export interface paths {
         put?: never;
         /**
          * Retry now
-         * @description Sends a completed one-shot's or instance's request again as a `retry` attempt, or sends a retrying one's pending retry at once (also a skipped one whose retry is still planned: a retrying trigger moved into the past by custom key).
+         * @description Sends a completed one-shot's or instance's request again as a `retry` attempt, or sends a retrying one's pending retry at once.
          */
         post: operations["retryTrigger"];
         delete?: never;

@@ -49,7 +49,7 @@ function sendAgain(action: "replay" | "retry"): Json {
       summary: replay ? "Replay now" : "Retry now",
       description: replay
         ? "Sends a completed one-shot's or instance's request again, as a new attempt triggered by `replay`."
-        : "Sends a completed one-shot's or instance's request again as a `retry` attempt, or sends a retrying one's pending retry at once (also a skipped one whose retry is still planned: a retrying trigger moved into the past by custom key).",
+        : "Sends a completed one-shot's or instance's request again as a `retry` attempt, or sends a retrying one's pending retry at once.",
       security: SECURITY.apiKeyOrSession,
       responses: {
         "202": jsonAnswer("The new attempt, planned.", ref("ExecutionAnswer")),

@@ -35,11 +35,9 @@ const ACTIONS: Record<Action, { label: string; title: string; text: string }> = 
   },
 };
 
-/** A skipped trigger can still have a retry planned: one moved into the past by custom key while retrying. */
-function allowed(t: Trigger, executions: Execution[]): Record<Action, boolean> {
+function allowed(t: Trigger): Record<Action, boolean> {
   const job = t.kind === "job";
-  const retryPlanned = t.status === "retrying" || (t.status === "skipped" && executions.some((e) => e.status === "planned"));
-  return { replay: job && t.status === "completed", retry: job && (t.status === "completed" || retryPlanned) };
+  return { replay: job && t.status === "completed", retry: job && (t.status === "completed" || t.status === "retrying") };
 }
 
 function Field({ label, children }: { label: string; children: ReactNode }) {
@@ -241,7 +239,7 @@ export function TriggerDetail({ id }: { id: string }) {
     );
   }
 
-  const can = allowed(t, data?.executions ?? []);
+  const can = allowed(t);
   const heading = shownTitle(t) ?? `${t.method} ${t.url}`;
   return (
     <section aria-labelledby="page-h" className="detail">
