@@ -66,6 +66,15 @@ describe("through the api", () => {
     // Without credentials the address is not refused, and the probes answer.
     expect((await api.call("GET", "/triggers", from(address))).status).toBe(401);
     expect((await api.call("GET", "/healthz", from(address))).status).toBe(200);
+    // Paths that take no credentials answer as always, credentials or not: the document, the reference, the UI, unknown paths.
+    const withKey = from(address, { "ttr-api-key": api.apiKey });
+    expect((await api.call("GET", "/openapi.json", withKey)).status).toBe(200);
+    expect((await api.call("GET", "/reference", withKey)).status).toBe(200);
+    expect((await api.call("GET", "/dashboard/", withKey)).status).toBe(200);
+    expect((await api.call("GET", "/no-such-path", withKey)).status).toBe(404);
+    // and every path that does take them is guarded
+    expect((await api.call("GET", "/stats", withKey)).status).toBe(429);
+    expect((await api.call("POST", "/dead-letters/replay", withKey)).status).toBe(429);
   });
 
   it("another address, and a valid key from it, are not affected", async () => {

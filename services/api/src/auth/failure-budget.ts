@@ -30,6 +30,22 @@ export function isLoopback(address: string): boolean {
   return plain === "::1" || (isIP(plain) === 4 && plain.startsWith("127."));
 }
 
+/** The paths (and what lies below them) whose endpoints read credentials: the budget guards these. */
+export const CREDENTIAL_PATHS = [
+  "/schedule",
+  "/cancel",
+  "/declare",
+  "/bulk",
+  "/tag-policies",
+  "/triggers",
+  "/executions",
+  "/project",
+  "/stats",
+  "/overview",
+  "/dead-letters",
+  "/auth",
+];
+
 /** Whether a request carries credentials of its own (a key or an Authorization header). */
 const carriesCredentials = (req: Request): boolean => req.headers["ttr-api-key"] !== undefined || req.headers.authorization !== undefined;
 
