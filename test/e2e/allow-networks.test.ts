@@ -17,7 +17,7 @@ let other: Target;
 beforeAll(async () => {
   allowed = await startTarget("127.0.0.2");
   other = await startTarget("127.0.0.3");
-  sys = await startSystem({ env: { TTR_BLOCK_PRIVATE_NETWORKS: "true", TTR_ALLOW_NETWORKS: "127.0.0.2/32" } });
+  sys = await startSystem({ env: { TTR_BLOCK_PRIVATE_NETWORKS: "true", TTR_ALLOW_NETWORKS: "127.0.0.2/32", TTR_NOTIFY_RETRY_DELAYS_SECONDS: "1,1,1" } });
 });
 afterAll(async () => {
   await sys?.stop();
@@ -43,6 +43,23 @@ describe("an executor with TTR_ALLOW_NETWORKS=127.0.0.2/32 under the private-net
     const url = `http://${host}:${other.port}/out`;
     const [e] = await settled(sys.db, await schedule(url));
     expect(e).toMatchObject({ responseStatus: null, errorMessage: `Transport error (POST ${url})`, isDeadLetter: true });
+    expect(other.received).toHaveLength(0);
+  });
+
+  it("sends a dead-letter notification to an allowed address as it sends attempts there, and none to a refused one", async () => {
+    const body = (tag: string, notifyUrl: string) => JSON.stringify({ tag, notifyUrl });
+    for (const [tag, url] of [["note-in", `http://127.0.0.2:${allowed.port}/note`], ["note-out", `http://127.0.0.3:${other.port}/note`]]) {
+      const res = await sys.call("POST", "/tag-policies", { "ttr-api-key": sys.apiKey, "Content-Type": "application/json" }, body(tag!, url!));
+      expect(res.status, res.text).toBe(200);
+    }
+    allowed.on("/dead", (_req, res) => res.writeHead(500).end());
+    for (const tag of ["note-in", "note-out"]) {
+      const res = await sys.call("POST", "/schedule", { "ttr-api-key": sys.apiKey, "ttr-url": `http://127.0.0.2:${allowed.port}/dead`, "ttr-scheduled-at": "now", "ttr-tags": tag });
+      expect(res.status, res.text).toBe(200);
+    }
+    const [note] = await allowed.waitFor("/note", 1, 15_000);
+    expect(JSON.parse(note!.body.toString())).toMatchObject({ event: "dead_letter" });
+    await new Promise((r) => setTimeout(r, 1000));
     expect(other.received).toHaveLength(0);
   });
 });

@@ -152,6 +152,20 @@ describe("notifyUrl", () => {
     expect(target.hits("/notify-down")[0]!.headers["webhook-signature"]).toBeUndefined();
   });
 
+  it("a 2xx from the receiver is a success even when its body holds a zero byte (a gzip answer): sent once", { timeout: 30_000 }, async () => {
+    await policy({ tag: "dl-binary", notifyUrl: `${target.base}/notify-binary` });
+    target.on("/notify-binary", (_req, res) => res.writeHead(200, { "Content-Type": "application/octet-stream" }).end(Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x00])));
+    answers("/fails-binary", [[500, {}]]);
+    const id = await schedule("/fails-binary", "dl-binary");
+    const detail = await eventually(async () => {
+      const d = await triggerDetail(id);
+      return d.executions[0]?.notification ? d : undefined;
+    }, 15_000, "notification recorded");
+    expect(detail.executions[0].notification).toEqual({ status: "sent", attempts: 1, error: null });
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(target.hits("/notify-binary")).toHaveLength(1);
+  });
+
   it("without notifyUrl a dead letter sends nothing and its execution has no notification", { timeout: 30_000 }, async () => {
     await policy({ tag: "dl-none", maxConcurrent: 2 });
     answers("/fails-quiet", [[500, {}]]);

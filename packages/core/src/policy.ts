@@ -212,7 +212,9 @@ function checkNotifyUrl(url: string): void {
   try {
     parsed = new URL(url);
   } catch {}
-  const fits = url.length <= MAX_NOTIFY_URL_LENGTH && storableText(url);
+  // Written out in full (`http://` or `https://`, no white space): the URL parser would also read
+  // "  http://x  " or "http:x", and the value is stored and shown as sent.
+  const fits = url.length <= MAX_NOTIFY_URL_LENGTH && storableText(url) && /^https?:\/\//i.test(url) && !/\s/.test(url);
   if (parsed === null || !(parsed.protocol === "http:" || parsed.protocol === "https:") || !fits) {
     throw badRequest(`notifyUrl must be an absolute http or https URL (max ${MAX_NOTIFY_URL_LENGTH} chars)`);
   }

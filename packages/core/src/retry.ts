@@ -106,10 +106,39 @@ export function retryAfterSeconds(value: string | undefined, now: Date): number 
   if (value === undefined) return null;
   const text = value.trim();
   if (/^\d+$/.test(text)) return Number(text);
-  // HTTP dates name a weekday and GMT; Date.parse alone would accept "5" or "2026".
-  if (!/^[A-Za-z]{3},? .*GMT$/.test(text)) return null;
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now.getTime()) / 1000));
+  const at = httpDate(text, now);
+  return at === null ? null : Math.max(0, Math.ceil((at - now.getTime()) / 1000));
+}
+
+const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+// The three forms an HTTP date may take (RFC 9110, 5.6.7), which a recipient must all read:
+// Sun, 06 Nov 1994 08:49:37 GMT / Sunday, 06-Nov-94 08:49:37 GMT / Sun Nov  6 08:49:37 1994
+const IMF_FIXDATE = /^[A-Za-z]{3}, (\d{2}) ([A-Za-z]{3}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
+const RFC_850 = /^[A-Za-z]{6,9}, (\d{2})-([A-Za-z]{3})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
+const ASCTIME = /^[A-Za-z]{3} ([A-Za-z]{3}) ([ \d]\d) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/;
+
+/** Epoch milliseconds of an HTTP date in any of its three forms, or null. Date.parse alone would accept "5" or "2026". */
+function httpDate(text: string, now: Date): number | null {
+  let day: string;
+  let month: string;
+  let year: number;
+  let clock: string[];
+  let m = IMF_FIXDATE.exec(text);
+  if (m !== null) [day, month, year, clock] = [m[1]!, m[2]!, Number(m[3]), m.slice(4, 7)];
+  else if ((m = RFC_850.exec(text)) !== null) {
+    // a two-digit year more than 50 years ahead is the latest past year ending so
+    const thisYear = now.getUTCFullYear();
+    year = Math.floor(thisYear / 100) * 100 + Number(m[3]);
+    if (year > thisYear + 50) year -= 100;
+    [day, month, clock] = [m[1]!, m[2]!, m.slice(4, 7)];
+  } else if ((m = ASCTIME.exec(text)) !== null) [month, day, clock, year] = [m[1]!, m[2]!.trim(), m.slice(3, 6), Number(m[6])];
+  else return null;
+  const monthIndex = MONTHS.indexOf(month.toLowerCase());
+  const [h, mi, s] = clock.map(Number) as [number, number, number];
+  if (monthIndex < 0 || h > 23 || mi > 59 || s > 60) return null;
+  const at = Date.UTC(year, monthIndex, Number(day), h, mi, s);
+  // an impossible day (31 Feb) rolls over in Date.UTC: refuse it
+  return new Date(at).getUTCDate() === Number(day) ? at : null;
 }
 
 /**

@@ -13,8 +13,18 @@ describe("retryAfterSeconds", () => {
     expect(retryAfterSeconds("Tue, 24 Nov 2026 12:00:00 GMT", NOW)).toBe(0);
   });
 
+  it("reads the two obsolete HTTP date forms a recipient must also accept", () => {
+    expect(retryAfterSeconds("Wednesday, 25-Nov-26 12:10:00 GMT", NOW)).toBe(600);
+    expect(retryAfterSeconds("Wed Nov 25 12:10:00 2026", NOW)).toBe(600);
+    expect(retryAfterSeconds("Wed Dec  2 12:00:00 2026", NOW)).toBe(7 * 86400);
+    // a two-digit year more than 50 years ahead is in the past century
+    expect(retryAfterSeconds("Monday, 25-Nov-85 12:00:00 GMT", NOW)).toBe(0);
+  });
+
   it("is null when absent or unreadable", () => {
-    for (const v of [undefined, "", "-5", "1.5", "soon", "2026-11-25T12:01:00Z", "Wed, 99 Foo 2026 GMT"]) expect(retryAfterSeconds(v, NOW), String(v)).toBeNull();
+    for (const v of [undefined, "", "-5", "1.5", "soon", "2026-11-25T12:01:00Z", "Wed, 99 Foo 2026 GMT", "Wed, 31 Feb 2026 12:00:00 GMT", "Wed, 25 Nov 2026 25:00:00 GMT", "Wed Nov 25 12:10:00 26"]) {
+      expect(retryAfterSeconds(v, NOW), String(v)).toBeNull();
+    }
   });
 });
 

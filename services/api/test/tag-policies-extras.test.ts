@@ -60,7 +60,7 @@ describe("signing, honorRetryAfter and notifyUrl on /tag-policies", () => {
   });
 
   it("a notifyUrl must be an absolute http(s) URL, checked after the retry messages", async () => {
-    for (const notifyUrl of ["not a url", "/relative", "ftp://files.example/x", "mailto:a@b.example", `https://x.example/${"a".repeat(2048)}`, "https://x.example/\u0000", "https://x.example/\ud800"]) {
+    for (const notifyUrl of ["not a url", "/relative", "ftp://files.example/x", "mailto:a@b.example", `https://x.example/${"a".repeat(2048)}`, "https://x.example/\u0000", "https://x.example/\ud800", "  https://x.example/a  ", "http:x.example/a", "https://x.example/a b"]) {
       const res = await post({ tag: "bad-url", maxConcurrent: 1, notifyUrl });
       expect(res.status, notifyUrl).toBe(400);
       expect(res.json()).toEqual({ _tag: "BadRequest", message: URL_MESSAGE });

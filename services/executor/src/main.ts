@@ -39,7 +39,14 @@ if (refusal !== null) {
   process.exit(1);
 }
 const sign = signer(db, keys);
-const notifier = new Notifier({ db, log, sign, blockPrivateNetworks: env.TTR_BLOCK_PRIVATE_NETWORKS, retryDelaysSeconds: env.TTR_NOTIFY_RETRY_DELAYS_SECONDS });
+const notifier = new Notifier({
+  db,
+  log,
+  sign,
+  blockPrivateNetworks: env.TTR_BLOCK_PRIVATE_NETWORKS,
+  allowNetworks: env.TTR_ALLOW_NETWORKS,
+  retryDelaysSeconds: env.TTR_NOTIFY_RETRY_DELAYS_SECONDS,
+});
 const slots = new AttemptSlots(env.EXECUTOR_CONCURRENCY, ATTEMPTS_PER_JOB);
 const deps = {
   env,

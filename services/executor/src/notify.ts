@@ -7,6 +7,7 @@
 // its outcome is written onto the execution for the dashboard.
 import { type AttemptPolicy, executionJson, loadTriggers, type PgRunner, type StartedAttempt, triggerExecutions, triggerJson } from "@ttr/db";
 import { BackgroundWork, type Logger } from "@ttr/platform";
+import type { Subnet } from "./net-guard.js";
 import { type AttemptResult, sendAttempt } from "./send.js";
 import type { Signer } from "./signing.js";
 
@@ -15,6 +16,8 @@ export interface NotifierDeps {
   log: Logger;
   sign: Signer;
   blockPrivateNetworks: boolean;
+  /** TTR_ALLOW_NETWORKS: ranges let through that block, for notifications as for targets */
+  allowNetworks: readonly Subnet[];
   /** waits before each of the three retries, in seconds */
   retryDelaysSeconds: readonly number[];
 }
@@ -34,7 +37,8 @@ function failureOf(result: AttemptResult): string | null {
     case "network":
       return result.errorMessage;
     case "unrecordable":
-      return "Unreadable response";
+      // a body that cannot be recorded (a zero byte) is still an answer: its status decides
+      return result.status >= 200 && result.status <= 299 ? null : `HTTP ${result.status}`;
     default: {
       const never: never = result;
       return never;
@@ -80,7 +84,7 @@ export class Notifier {
         const extraHeaders = signing ? await this.deps.sign(started.projectId, `dead_letter_${started.executionId}`, body) : [];
         const result = await sendAttempt(
           { method: "POST", url, headers: [["content-type", "application/json"]], body, source: "item", extraHeaders },
-          { timeoutSeconds: TIMEOUT_SECONDS, blockPrivateNetworks: this.deps.blockPrivateNetworks, reapGraceSeconds: 0 },
+          { timeoutSeconds: TIMEOUT_SECONDS, blockPrivateNetworks: this.deps.blockPrivateNetworks, allowNetworks: this.deps.allowNetworks, reapGraceSeconds: 0 },
         );
         error = failureOf(result);
       } catch (err) {

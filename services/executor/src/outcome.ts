@@ -14,8 +14,9 @@ export type AttemptResult =
    * body bytes (docs/concepts.md, how an attempt is recorded), or the body was still
    * arriving at timeout + 30 s (docs/concepts.md, timeouts). Either way the
    * execution stays `started` until the reaper closes it as Executor died.
+   * `status` is the answer's, which a dead-letter notification still goes by.
    */
-  | { kind: "unrecordable" };
+  | { kind: "unrecordable"; status: number };
 
 export type Outcome = "success" | "http_failure" | "network_failure" | "unrecordable";
 

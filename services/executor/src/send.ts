@@ -230,7 +230,6 @@ function networkFailure(errorMessage: string, timedOut = false): AttemptResult {
   return { kind: "network", errorMessage, timedOut };
 }
 
-const UNRECORDABLE: AttemptResult = { kind: "unrecordable" };
 
 /**
  * Sends one attempt and reads its response. Resolves with every outcome,
@@ -321,7 +320,7 @@ function attempt(
     // the attempt is then left to the reaper like any unrecordable response.
     const reapAt = startedAt + (timeoutSeconds + (opts.reapGraceSeconds ?? DEFAULT_REAP_GRACE_SECONDS)) * 1000;
     timer = setTimeout(() => {
-      settle(UNRECORDABLE);
+      settle({ kind: "unrecordable", status });
       stream.destroy();
     }, reapAt - Date.now());
   });
@@ -335,7 +334,7 @@ function attempt(
       // how an attempt is recorded). Nothing more of it is needed, so the connection is
       // dropped rather than drained.
       if (part.indexOf(0) !== -1) {
-        settle(UNRECORDABLE);
+        settle({ kind: "unrecordable", status });
         stream.destroy();
         return;
       }

@@ -23,7 +23,7 @@ describe("classify", () => {
     [{ kind: "network", errorMessage: "Transport error (GET http://x/)", timedOut: false }, "network_failure"],
     [{ kind: "network", errorMessage: "Decode error (200 GET http://x/)", timedOut: false }, "network_failure"],
     [{ kind: "network", errorMessage: '{"errorMessage":"Request timed out after 3s"}', timedOut: true }, "network_failure"],
-    [{ kind: "unrecordable" }, "unrecordable"],
+    [{ kind: "unrecordable", status: 200 }, "unrecordable"],
   ])("%j is %s", (result, outcome) => {
     expect(classify(result)).toBe(outcome);
   });
