@@ -117,22 +117,27 @@ const IMF_FIXDATE = /^[A-Za-z]{3}, (\d{2}) ([A-Za-z]{3}) (\d{4}) (\d{2}):(\d{2})
 const RFC_850 = /^[A-Za-z]{6,9}, (\d{2})-([A-Za-z]{3})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
 const ASCTIME = /^[A-Za-z]{3} ([A-Za-z]{3}) ([ \d]\d) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/;
 
-/** Epoch milliseconds of an HTTP date in any of its three forms, or null. Date.parse alone would accept "5" or "2026". */
-function httpDate(text: string, now: Date): number | null {
-  let day: string;
-  let month: string;
-  let year: number;
-  let clock: string[];
-  let m = IMF_FIXDATE.exec(text);
-  if (m !== null) [day, month, year, clock] = [m[1]!, m[2]!, Number(m[3]), m.slice(4, 7)];
-  else if ((m = RFC_850.exec(text)) !== null) {
+/** The day, month, year and clock of an HTTP date in any of its three forms, or null. */
+function httpDateParts(text: string, now: Date): { day: string; month: string; year: number; clock: string[] } | null {
+  const fixdate = IMF_FIXDATE.exec(text);
+  if (fixdate !== null) return { day: fixdate[1]!, month: fixdate[2]!, year: Number(fixdate[3]), clock: fixdate.slice(4, 7) };
+  const rfc850 = RFC_850.exec(text);
+  if (rfc850 !== null) {
     // a two-digit year more than 50 years ahead is the latest past year ending so
     const thisYear = now.getUTCFullYear();
-    year = Math.floor(thisYear / 100) * 100 + Number(m[3]);
-    if (year > thisYear + 50) year -= 100;
-    [day, month, clock] = [m[1]!, m[2]!, m.slice(4, 7)];
-  } else if ((m = ASCTIME.exec(text)) !== null) [month, day, clock, year] = [m[1]!, m[2]!.trim(), m.slice(3, 6), Number(m[6])];
-  else return null;
+    const year = Math.floor(thisYear / 100) * 100 + Number(rfc850[3]);
+    return { day: rfc850[1]!, month: rfc850[2]!, year: year > thisYear + 50 ? year - 100 : year, clock: rfc850.slice(4, 7) };
+  }
+  const asctime = ASCTIME.exec(text);
+  if (asctime !== null) return { day: asctime[2]!.trim(), month: asctime[1]!, year: Number(asctime[6]), clock: asctime.slice(3, 6) };
+  return null;
+}
+
+/** Epoch milliseconds of an HTTP date in any of its three forms, or null. Date.parse alone would accept "5" or "2026". */
+function httpDate(text: string, now: Date): number | null {
+  const parts = httpDateParts(text, now);
+  if (parts === null) return null;
+  const { day, month, year, clock } = parts;
   const monthIndex = MONTHS.indexOf(month.toLowerCase());
   const [h, mi, s] = clock.map(Number) as [number, number, number];
   if (monthIndex < 0 || h > 23 || mi > 59 || s > 60) return null;
