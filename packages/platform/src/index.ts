@@ -1,4 +1,4 @@
-export { createLogger, type Logger } from "./logger.js";
+export { createLogger, exitWithJsonOnCrash, type Logger } from "./logger.js";
 export { readEnv, commonEnv, type CommonEnv } from "./env.js";
 export { createRegistry, handleOps, READY_TIMEOUT_MS, type ReadyChecks, registerStoreProbes, startOpsServer, storesDown, prom } from "./ops.js";
 export { resolveInfra, canConnect, freePort, serverUrlOf, databaseUrl, type Infra } from "./infra.js";

@@ -83,3 +83,17 @@ export function createLogger(service: string, level = "info"): Logger {
     transports: [new StdoutLines()],
   });
 }
+
+/**
+ * Makes a crash one JSON line (`<service> stopped`, with the error) and exit
+ * code 1, instead of Node's bare stack trace on stderr: a setting that
+ * cannot be read, a port already taken, a database never migrated. Call it
+ * first thing in a service's main; anything thrown and not caught after it,
+ * at start or later, ends the process this way.
+ */
+export function exitWithJsonOnCrash(service: string): void {
+  process.on("uncaughtException", (err: Error) => {
+    createLogger(service).error(`${service} stopped`, { error: err?.message ?? String(err), code: (err as NodeJS.ErrnoException)?.code });
+    process.exit(1);
+  });
+}

@@ -1,3 +1,4 @@
+import express from "express";
 import Joi from "joi";
 import { type CommonEnv, commonEnv, readEnv } from "@ttr/platform";
 
@@ -15,7 +16,10 @@ export interface ApiEnv extends CommonEnv {
 function trustProxy(text: string): boolean | number | string {
   if (text === "false" || text === "") return false;
   if (text === "true") return true;
-  return /^\d+$/.test(text) ? Number(text) : text;
+  if (/^\d+$/.test(text)) return Number(text);
+  // express compiles the list now, so a bad address is named here, with the variable
+  express().set("trust proxy", text);
+  return text;
 }
 
 export function loadEnv(env: NodeJS.ProcessEnv = process.env): ApiEnv {

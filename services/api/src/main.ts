@@ -1,11 +1,13 @@
 // Starts the api: public API, health and metrics (and later the dashboard).
 import { createDb, createPgRunner, createReadsRunner, dbPing, ensurePartitions, listenForNotices, PARTITIONS_CHANNEL, planDashboardReads } from "@ttr/db";
-import { createLogger, createRedis, redisSettingsOf, createRegistry } from "@ttr/platform";
+import { createLogger, createRedis, exitWithJsonOnCrash, redisSettingsOf, createRegistry } from "@ttr/platform";
 import { createApp } from "./app.js";
 import { loadEnv } from "./env.js";
 import { PROBE_MS } from "./http/storage-watch.js";
 import { createServer } from "./server.js";
 
+// a bad setting, a port taken: one JSON line and exit 1, not a stack trace
+exitWithJsonOnCrash("api");
 const env = loadEnv();
 const log = createLogger("api", env.LOG_LEVEL);
 const db = createDb(env.DATABASE_URL, { max: env.DB_POOL_SIZE, applicationName: "ttr-api" });

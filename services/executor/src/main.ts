@@ -4,7 +4,7 @@
 import { Worker } from "bullmq";
 import { ATTEMPT_QUEUE, ATTEMPTS_PER_JOB, attemptsOfJob } from "@ttr/core";
 import { createPgRunner, dbTakesWrites } from "@ttr/db";
-import { BackgroundWork, createLogger, createRedis, redisSettingsOf, createRegistry, OutageLog, RepeatLog, redisPing, startOpsServer, within } from "@ttr/platform";
+import { BackgroundWork, createLogger, createRedis, exitWithJsonOnCrash, redisSettingsOf, createRegistry, OutageLog, RepeatLog, redisPing, startOpsServer, within } from "@ttr/platform";
 import { type ExecutorEnv, loadEnv } from "./env.js";
 import { createMetrics } from "./metrics.js";
 import { formatSubnet } from "./net-guard.js";
@@ -14,6 +14,8 @@ import { keysOf, refuseToStart, signer } from "./signing.js";
 import { AttemptSlots } from "./slots.js";
 import { attemptBatches, processJob, whileDatabaseDown } from "./worker.js";
 
+// a port taken, a database never migrated: one JSON line and exit 1, not a stack trace
+exitWithJsonOnCrash("executor");
 let env: ExecutorEnv;
 try {
   env = loadEnv();

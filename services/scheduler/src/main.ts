@@ -3,7 +3,7 @@
 import { Queue } from "bullmq";
 import { ATTEMPT_QUEUE } from "@ttr/core";
 import { createPgRunner, dbTakesWrites, type NoticeReason, PARTITIONS_CHANNEL, queueDepth } from "@ttr/db";
-import { createLogger, createRedis, redisSettingsOf, createRegistry, redisPing, startOpsServer, within } from "@ttr/platform";
+import { createLogger, createRedis, exitWithJsonOnCrash, redisSettingsOf, createRegistry, redisPing, startOpsServer, within } from "@ttr/platform";
 import { PolicyAdmission } from "./admit.js";
 import { loadEnv } from "./env.js";
 import { Leadership, SCHEDULER_SESSION_SETTINGS } from "./leader.js";
@@ -12,6 +12,8 @@ import { QueueRecovery } from "./recover.js";
 import { RetentionLoop } from "./retention.js";
 import { createMetrics } from "./metrics.js";
 
+// a bad setting, a port taken: one JSON line and exit 1, not a stack trace
+exitWithJsonOnCrash("scheduler");
 const env = loadEnv();
 const log = createLogger("scheduler", env.LOG_LEVEL);
 // A tick's statements take milliseconds; one that has not answered in 10 s

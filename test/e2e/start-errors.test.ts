@@ -1,0 +1,88 @@
+// A service that cannot start says why in one JSON line and exits 1, never
+// with Node's bare stack trace on stderr (docs/operations.md, logs): a
+// setting that cannot be read, a port already taken, a database that was
+// never migrated.
+import net from "node:net";
+import path from "node:path";
+import pg from "pg";
+import { databaseUrl } from "@ttr/platform";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { freshDatabase, redisPrefix, redisUrl, type TestDatabase } from "../support/db.js";
+import { launchService } from "../support/system.js";
+
+let database: TestDatabase;
+let taken: net.Server;
+let takenPort: number;
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  taken = net.createServer();
+  await new Promise<void>((resolve) => taken.listen(0, "0.0.0.0", resolve));
+  takenPort = (taken.address() as net.AddressInfo).port;
+});
+afterAll(async () => {
+  taken?.close();
+  await database?.drop();
+});
+
+const main = (service: string) => path.join("services", service, "dist", "main.js");
+
+/** Starts the service with `extra` over a working setting, waits for it to exit, and returns its code and output lines. */
+async function failedStart(service: "api" | "scheduler" | "executor", extra: Record<string, string>) {
+  const env = {
+    PATH: process.env.PATH ?? "",
+    DATABASE_URL: database.url,
+    REDIS_URL: redisUrl(),
+    TTR_REDIS_PREFIX: redisPrefix(),
+    PORT: "0",
+    METRICS_PORT: "0",
+    ...extra,
+  };
+  const started = await launchService(service, main(service), env, 0, false);
+  const code = await new Promise<number | null>((resolve) => {
+    if (started.child.exitCode !== null) resolve(started.child.exitCode);
+    else started.child.once("exit", resolve);
+  });
+  const lines = started.output.join("").trim().split("\n");
+  return { code, lines };
+}
+
+it.each([
+  ["api", { PORT: "abc" }, /"PORT" must be a number/],
+  ["api", { TRUST_PROXY: "banana" }, /"TRUST_PROXY" failed custom validation because invalid IP address: banana/],
+  ["api", { LOG_LEVEL: "loud" }, /"LOG_LEVEL" must be one of/],
+  ["scheduler", { SCHEDULER_TICK_MS: "0" }, /"SCHEDULER_TICK_MS" must be greater than or equal to/],
+  ["scheduler", { TTR_RETENTION_DAYS: "x" }, /"TTR_RETENTION_DAYS" must be a number/],
+] as const)("%s with %o: one JSON line naming the setting, exit 1", async (service, extra, reason) => {
+  const { code, lines } = await failedStart(service, extra);
+  expect(code).toBe(1);
+  expect(lines).toHaveLength(1);
+  expect(JSON.parse(lines[0]!)).toMatchObject({ level: "error", service, error: expect.stringMatching(reason) });
+}, 30_000);
+
+it.each([
+  ["api", "PORT"],
+  ["scheduler", "METRICS_PORT"],
+  ["executor", "METRICS_PORT"],
+] as const)("%s whose %s is taken: a JSON line with EADDRINUSE, exit 1", async (service, variable) => {
+  const { code, lines } = await failedStart(service, { [variable]: String(takenPort) });
+  expect(code).toBe(1);
+  for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+  expect(lines.map((l) => JSON.parse(l))).toContainEqual(expect.objectContaining({ level: "error", message: `${service} stopped`, code: "EADDRINUSE" }));
+}, 30_000);
+
+it("an executor on a database that was never migrated: a JSON line naming what is missing, exit 1", async () => {
+  const admin = new pg.Client({ connectionString: databaseUrl(process.env.TTR_TEST_PG_SERVER!, "postgres") });
+  await admin.connect();
+  const name = `${database.name}_bare`;
+  await admin.query(`CREATE DATABASE "${name}"`);
+  try {
+    const { code, lines } = await failedStart("executor", { DATABASE_URL: databaseUrl(process.env.TTR_TEST_PG_SERVER!, name) });
+    expect(code).toBe(1);
+    for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ level: "error", message: "executor stopped", error: expect.stringMatching(/does not exist/) });
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.end();
+  }
+}, 30_000);
