@@ -143,5 +143,21 @@ describe("ttr admin CLI", { timeout: 90_000 }, () => {
     const bad = await ttr("prune", "--older-than-days", "-3", "--json");
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--older-than-days");
+    // past 100 years the cutoff would lie before any time PostgreSQL holds: a usage error, not a database error
+    for (const days of ["36501", "3000000", "99999999999"]) {
+      const huge = await ttr("prune", "--older-than-days", days, "--json");
+      expect(huge.code, days).toBe(2);
+      expect(huge.stderr).toContain("--older-than-days must be a whole number from 0 to 36500");
+    }
+    expect(await json("prune", "--older-than-days", "36500")).toEqual({ executions: 0, triggers: 0 });
+    // the variable, when the flag is not given: a bad value is named as such
+    for (const value of ["x", "-5", "3000000"]) {
+      const env = await ttrWithEnv({ TTR_RETENTION_DAYS: value }, "prune", "--json");
+      expect(env.code, value).toBe(1);
+      expect(env.stderr).toContain("TTR_RETENTION_DAYS must be a whole number from 0 to 36500");
+      expect(env.stdout).toBe("");
+    }
+    const fromEnv = await ttrWithEnv({ TTR_RETENTION_DAYS: "0" }, "prune", "--json");
+    expect(JSON.parse(fromEnv.stdout)).toEqual({ executions: 0, triggers: 0 });
   });
 });

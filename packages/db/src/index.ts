@@ -13,7 +13,7 @@ export * from "./policies.js";
 export * from "./declare.js";
 export { acquireLease, checkLease, LeaseLost, releaseLease, renewLease } from "./lease.js";
 export { clientRunner, createPgRunner, createReadsRunner, PLANNED_PER_CALL, type PgRunner, type PgRunnerOptions, sessionOptions, setLocal, SHORT_STATEMENTS, sqlLiteral, withPgClient, withValuesWritten } from "./pool.js";
-export { type DayTables, detachDays, ensurePartitions, partitionBounds, prune, PARTITIONS_AHEAD_DAYS, PARTITIONS_CHANNEL, RETENTION_LOCK_KEY, type PruneOptions, type PruneResult, waitForQuiet } from "./retention.js";
+export { type DayTables, detachDays, ensurePartitions, partitionBounds, prune, MAX_RETENTION_DAYS, PARTITIONS_AHEAD_DAYS, PARTITIONS_CHANNEL, RETENTION_LOCK_KEY, type PruneOptions, type PruneResult, waitForQuiet } from "./retention.js";
 export * from "./signing.js";
 export { deadLetterSelection, deadLettersInBulk, MAX_DEAD_LETTERS_PER_CALL, type BulkResult, type DeadLetterAction, type DeadLetterSelection, type RawSelection } from "./dead-letters.js";
 export { HELD_TAGS, NEXT_DUE, OVERVIEW_COUNT_LIMIT, projectOverview, type ProjectOverview, UPCOMING_SLOT_MINUTES, UPCOMING_SLOTS } from "./overview.js";

@@ -20,6 +20,8 @@ export const RETENTION_LOCK_KEY = 72707370;
 export const PARTITIONS_CHANNEL = "ttr_partitions";
 /** days of partitions made ahead of today */
 export const PARTITIONS_AHEAD_DAYS = 7;
+/** The longest retention that can be asked for (100 years): far longer puts the cutoff before any time PostgreSQL holds. */
+export const MAX_RETENTION_DAYS = 36_500;
 /** partitions with more rows than this are counted from PostgreSQL's statistics, not row by row */
 const EXACT_COUNT_LIMIT = 2_000_000;
 /** How long the pass's detach may wait for the tables (firing waits behind it meanwhile), and how often it tries. */

@@ -1,4 +1,5 @@
 import Joi from "joi";
+import { MAX_RETENTION_DAYS } from "@ttr/db";
 import { type CommonEnv, commonEnv, readEnv } from "@ttr/platform";
 
 export interface SchedulerEnv extends CommonEnv {
@@ -28,7 +29,7 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env): SchedulerEnv {
       METRICS_PORT: Joi.number().port().default(9464),
       DB_POOL_SIZE: Joi.number().integer().min(2).max(100).default(5),
       /** history kept, in days (docs/retention.md); 0 keeps everything */
-      TTR_RETENTION_DAYS: Joi.number().integer().min(0).max(36_500).default(30),
+      TTR_RETENTION_DAYS: Joi.number().integer().min(0).max(MAX_RETENTION_DAYS).default(30),
     }),
     env,
   );

@@ -11,6 +11,7 @@ import {
   defaultMonthlyQuota,
   ensurePartitions,
   ensureSigningSecret,
+  MAX_RETENTION_DAYS,
   prune,
   resealSigningSecrets,
   revokeApiKey,
@@ -20,10 +21,27 @@ import {
   withPgClient,
 } from "@ttr/db";
 import { PREVIOUS_SECRET_SIGNS_HOURS } from "@ttr/core";
-import { count, need, password, quota, secretKeysOrNull, uuid } from "../args.js";
+import { count, need, password, quota, secretKeysOrNull, UsageError, uuid } from "../args.js";
 import { type Command, str } from "../command.js";
 
 const s = { type: "string" } as const;
+
+/**
+ * `prune`'s days: the flag (a usage error when bad), else TTR_RETENTION_DAYS
+ * (an error naming the variable when bad, as the scheduler gives), else 30.
+ */
+function retentionDays(flag: string | undefined, variable: string | undefined): number {
+  const range = `a whole number from 0 to ${MAX_RETENTION_DAYS}`;
+  if (flag !== undefined) {
+    const days = count(flag, "older-than-days");
+    if (days > MAX_RETENTION_DAYS) throw new UsageError(`--older-than-days must be ${range}`);
+    return days;
+  }
+  if (variable === undefined || variable.trim() === "") return 30;
+  const text = variable.trim();
+  if (!/^\d+$/.test(text) || Number(text) > MAX_RETENTION_DAYS) throw new Error(`TTR_RETENTION_DAYS must be ${range}, not ${JSON.stringify(variable)}`);
+  return Number(text);
+}
 
 export const adminCommands: Command[] = [
   {
@@ -49,7 +67,7 @@ export const adminCommands: Command[] = [
     summary: "remove finished history now (default: TTR_RETENTION_DAYS, else 30; 0 keeps everything)",
     options: { "older-than-days": s },
     async run(flags, ctx) {
-      const days = count(str(flags, "older-than-days") ?? process.env.TTR_RETENTION_DAYS ?? "30", "older-than-days");
+      const days = retentionDays(str(flags, "older-than-days"), process.env.TTR_RETENTION_DAYS);
       const r = await prune(ctx.databaseUrl(), { olderThanDays: days, lockWaitMs: 120_000 });
       const text =
         days === 0 ? "retention is 0 days: everything is kept" : `removed ${r.triggers} triggers and ${r.executions} executions (${r.partitions} day partitions)`;
