@@ -64,6 +64,10 @@ it.each(["api", "scheduler", "executor"] as const)("%s: /readyz is 503 within a 
     expect(res.status).toBe(503);
     expect(res.json()).toEqual({ status: "unavailable", down: ["redis"] });
   }
+  // HEAD answers as GET on every service, with no body
+  const head = await request(`http://127.0.0.1:${port}`, "HEAD", "/healthz");
+  expect(head.status).toBe(200);
+  expect(head.body.length).toBe(0);
   // ioredis retries the connection every few hundred ms meanwhile
   await new Promise((r) => setTimeout(r, 1500));
   const lines = output.join("").split("\n").filter((l) => l.trim() !== "");

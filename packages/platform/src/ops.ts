@@ -86,7 +86,8 @@ export function startOpsServer(port: number, registry: client.Registry, ready: R
   registerStoreProbes(registry, ready);
   const server = http.createServer((req, res) => {
     const pathname = new URL(req.url ?? "/", "http://localhost").pathname;
-    if (req.method !== "GET") {
+    // HEAD as GET, as the api answers it (Node sends no body to a HEAD)
+    if (req.method !== "GET" && req.method !== "HEAD") {
       res.writeHead(404).end();
       return;
     }
