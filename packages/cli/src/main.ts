@@ -88,7 +88,9 @@ async function run(argv: string[]): Promise<Printed> {
     const out = await command.run(values, ctx);
     return new Printed(values.json ? `${JSON.stringify(out.json)}\n` : `${out.text}\n`, 0);
   } catch (err) {
-    if (err instanceof UsageError) return new Printed("", 2, `ttr: ${err.message}\n\n${commandUsage(command)}\n`);
+    // a malformed value the shared checks refused (a status, a cursor, a date) is a usage error too
+    const malformed = err instanceof ApiError && err.tag === "BadRequest";
+    if (err instanceof UsageError || malformed) return new Printed("", 2, `ttr: ${(err as Error).message}\n\n${commandUsage(command)}\n`);
     const message = err instanceof ApiError ? err.message : friendly(err instanceof Error ? err.message : String(err));
     return new Printed("", 1, `ttr: ${message}\n`);
   } finally {

@@ -54,10 +54,10 @@ describe("dead-letters replay and discard in bulk", () => {
     expect(await statusOf(d)).toBe("completed");
   });
 
-  it("refuses a bad range (exit 1) and --trigger mixed with bulk flags (exit 2)", async () => {
+  it("refuses a bad range and --trigger mixed with bulk flags as usage errors (exit 2)", async () => {
     const bad = await ttr("dead-letters", "discard", "--project", f.projectId, "--from", "2026-03-02", "--to", "2026-03-01");
-    expect(bad.code).toBe(1);
-    expect(bad.stderr).toBe("ttr: from must be before to\n");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^ttr: from must be before to\n\nusage: ttr dead-letters discard /);
     const mixed = await ttr("dead-letters", "replay", "--project", f.projectId, "--trigger", "00000000-0000-4000-8000-000000000000", "--yes");
     expect(mixed.code).toBe(2);
   });

@@ -81,9 +81,12 @@ describe("trigger and dead-letter commands", { timeout: 90_000 }, () => {
     expect(second).toEqual({ triggers: [expect.objectContaining({ id: ids[0] })], nextCursor: null });
     const completed = await json<{ triggers: Array<{ id: string }> }>("trigger", "list", "--project", f.projectId, "--tag", "cli", "--status", "completed");
     expect(completed.triggers.map((t) => t.id)).toEqual([ids[2]]);
-    const bad = await ttr("trigger", "list", "--project", f.projectId, "--status", "sleeping");
-    expect(bad.code).toBe(1);
-    expect(bad.stderr).toBe("ttr: Invalid status: sleeping\n");
+    // a malformed value is a usage error, as docs/cli.md says: the reason, then the usage
+    for (const [flag, value, reason] of [["--status", "sleeping", "Invalid status: sleeping"], ["--kind", "cron", "Invalid kind: cron \\(job or generator\\)"], ["--cursor", "garbage", "Invalid cursor"]] as const) {
+      const bad = await ttr("trigger", "list", "--project", f.projectId, flag, value);
+      expect(bad.code, flag).toBe(2);
+      expect(bad.stderr).toMatch(new RegExp(`^ttr: ${reason}\n\nusage: ttr trigger list `));
+    }
   });
 
   it("trigger show: the trigger with its headers and executions, as the api shows it; an unknown id fails", async () => {
