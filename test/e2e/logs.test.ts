@@ -33,6 +33,9 @@ it("logs each request and attempt as a JSON line, without keys, passwords or coo
     Authorization: "Bearer should-not-appear",
   });
   await settled(sys.db, res.json().triggerId);
+  // refused by the HTTP parser before express sees it: still one line
+  const huge = await sys.call("GET", "/project", { "x-big": "b".repeat(20_000) });
+  expect(huge.status).toBe(431);
   await new Promise((r) => setTimeout(r, 300));
 
   const lines = sys.services.flatMap((s) => s.output.join("").split("\n")).filter((l) => l.trim() !== "");
@@ -42,4 +45,5 @@ it("logs each request and attempt as a JSON line, without keys, passwords or coo
   const entries = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
   expect(entries.filter((e) => e.service === "api" && e.message === "request" && e.path === "/schedule")).toHaveLength(1);
   expect(entries.filter((e) => e.service === "executor" && e.message === "attempt" && e.triggerId === res.json().triggerId)).toHaveLength(1);
+  expect(entries.filter((e) => e.service === "api" && e.message === "request" && e.status === 431)).toEqual([expect.objectContaining({ refused: "HPE_HEADER_OVERFLOW" })]);
 });

@@ -89,7 +89,7 @@ await Promise.race([warm, new Promise((resolve) => setTimeout(resolve, 3000).unr
 // on the reads connection the warm-up opened, while requests start to come
 planReads("start");
 
-const server = createServer(app);
+const server = createServer(app, log);
 server.listen(env.PORT, env.HOST, () => {
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : env.PORT;

@@ -3,6 +3,7 @@
 import http from "node:http";
 import type { Duplex } from "node:stream";
 import type express from "express";
+import type { Logger } from "@ttr/platform";
 import { failBody } from "./http/body.js";
 
 /** Request headers above this size get 431 with an empty body (docs/api/README.md). */
@@ -59,7 +60,11 @@ function letRouteAnswer(socket: Duplex, last: { req: http.IncomingMessage; res: 
   return true;
 }
 
-export function createServer(app: express.Express): http.Server {
+/**
+ * `log`: requests the HTTP parser refuses before express sees them (431,
+ * a malformed request) still get their one line, with no path to show.
+ */
+export function createServer(app: express.Express, log?: Logger): http.Server {
   const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES, keepAliveTimeout: 65_000 }, app);
   const lastRequest = new WeakMap<Duplex, { req: http.IncomingMessage; res: http.ServerResponse }>();
   const failed = new WeakSet<Duplex>();
@@ -84,6 +89,7 @@ export function createServer(app: express.Express): http.Server {
     else if (BODY_ERRORS.has(err.code ?? "")) {
       reply(socket, "400 Bad Request", JSON.stringify({ _tag: "BadRequest", message: "Failed to read request body" }));
     } else reply(socket, "400 Bad Request", "", "Malformed HTTP request");
+    log?.info("request", { status: err.code === "HPE_HEADER_OVERFLOW" ? 431 : 400, refused: err.code });
   });
   return server;
 }
