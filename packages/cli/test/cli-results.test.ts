@@ -101,6 +101,22 @@ describe("trigger and dead-letter commands", { timeout: 90_000 }, () => {
     expect(missing.stderr).toBe("ttr: Trigger not found\n");
   });
 
+  it("a project that does not exist is an error (exit 1) for every command that reads one, not an empty page", async () => {
+    const nowhere = "00000000-0000-4000-8000-00000000abcd";
+    for (const args of [
+      ["trigger", "list", "--project", nowhere],
+      ["trigger", "show", "--project", nowhere, "--id", nowhere],
+      ["dead-letters", "list", "--project", nowhere],
+      ["dead-letters", "discard", "--project", nowhere],
+      ["dead-letters", "replay", "--project", nowhere, "--trigger", nowhere],
+    ]) {
+      const out = await ttr(...args, "--json");
+      expect(out.code, args.join(" ")).toBe(1);
+      expect(out.stderr).toBe("ttr: project not found\n");
+      expect(out.stdout).toBe("");
+    }
+  });
+
   it("trigger cancel by id and by custom key; a queued one answers as /cancel does", async () => {
     const byId = await seed("registered");
     expect(await json("trigger", "cancel", "--project", f.projectId, "--id", byId)).toEqual({ cancelled: true });

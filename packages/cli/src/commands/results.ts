@@ -20,6 +20,14 @@ import { limit, need, UsageError, uuid } from "../args.js";
 import { type Command, type Flags, str } from "../command.js";
 
 const s = { type: "string" } as const;
+
+/** The --project flag's project: a malformed ID is a usage error, an unknown one `project not found` (exit 1). */
+async function projectOf(flags: Flags, ctx: Parameters<Command["run"]>[1]): Promise<string> {
+  const projectId = uuid(str(flags, "project"), "project");
+  const found = await ctx.db().project.findUnique({ where: { id: projectId }, select: { id: true } });
+  if (found === null) throw new Error("project not found");
+  return projectId;
+}
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 500;
 
@@ -51,7 +59,7 @@ const bulkOptions = { tag: s, from: s, to: s, yes: { type: "boolean" } } as cons
  * the action. At most 10,000 per run.
  */
 async function inBulk(action: DeadLetterAction, flags: Flags, ctx: Parameters<Command["run"]>[1]) {
-  const projectId = uuid(str(flags, "project"), "project");
+  const projectId = await projectOf(flags, ctx);
   const selection = deadLetterSelection({ tag: str(flags, "tag"), from: str(flags, "from"), to: str(flags, "to") });
   const dryRun = flags.yes !== true;
   const out = await deadLettersInBulk(ctx.db(), projectId, action, selection, dryRun);
@@ -69,7 +77,7 @@ export const resultCommands: Command[] = [
     summary: "a page of a project's triggers and recurring triggers, newest first",
     options: { project: s, status: s, kind: s, tag: s, "custom-key": s, generator: s, limit: s, cursor: s },
     async run(flags, ctx) {
-      const projectId = uuid(str(flags, "project"), "project");
+      const projectId = await projectOf(flags, ctx);
       const flag = { kind: "kind", status: "status", generatorId: "generator", tag: "tag", customKey: "custom-key" } as const;
       const filter = triggerListFilter((name) => str(flags, flag[name]) ?? null);
       const page = await triggerPage(ctx.db(), projectId, filter, cursorOf(flags), limit(str(flags, "limit"), DEFAULT_LIMIT, MAX_LIMIT));
@@ -82,7 +90,7 @@ export const resultCommands: Command[] = [
     summary: "one trigger with its request and every execution",
     options: { project: s, id: s },
     async run(flags, ctx) {
-      const out = await triggerWithExecutions(ctx.db(), uuid(str(flags, "project"), "project"), need(str(flags, "id"), "id"));
+      const out = await triggerWithExecutions(ctx.db(), await projectOf(flags, ctx), need(str(flags, "id"), "id"));
       const t = out.trigger;
       const text = [
         triggerLine(t),
@@ -99,7 +107,7 @@ export const resultCommands: Command[] = [
     summary: "cancel a trigger or recurring trigger, as DELETE /cancel does",
     options: { project: s, id: s, "custom-key": s },
     async run(flags, ctx) {
-      const projectId = uuid(str(flags, "project"), "project");
+      const projectId = await projectOf(flags, ctx);
       const id = str(flags, "id");
       const customKey = str(flags, "custom-key");
       if ((id === undefined) === (customKey === undefined)) throw new UsageError("give either --id or --custom-key");
@@ -113,7 +121,7 @@ export const resultCommands: Command[] = [
     summary: "a page of a project's dead letters, newest first",
     options: { project: s, trigger: s, limit: s, cursor: s },
     async run(flags, ctx) {
-      const projectId = uuid(str(flags, "project"), "project");
+      const projectId = await projectOf(flags, ctx);
       const triggerId = str(flags, "trigger") === undefined ? null : uuid(str(flags, "trigger"), "trigger");
       const page = await executionPage(ctx.db(), projectId, { triggerId, deadLetterOnly: true }, cursorOf(flags), limit(str(flags, "limit"), DEFAULT_LIMIT, MAX_LIMIT));
       return { json: page, text: page.executions.map(executionLine).join("\n") + more(page.nextCursor) };
@@ -129,7 +137,7 @@ export const resultCommands: Command[] = [
       const trigger = str(flags, "trigger");
       if (trigger === undefined) return inBulk("replay", flags, ctx);
       if (["tag", "from", "to", "yes"].some((name) => flags[name] !== undefined)) throw new UsageError("give either --trigger or the bulk flags --tag, --from, --to, --yes");
-      const execution = await sendAgain(ctx.db(), uuid(str(flags, "project"), "project"), need(trigger, "trigger"), "replay");
+      const execution = await sendAgain(ctx.db(), await projectOf(flags, ctx), need(trigger, "trigger"), "replay");
       return { json: { execution }, text: `replaying: ${executionLine(execution)}` };
     },
   },
