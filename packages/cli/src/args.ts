@@ -108,3 +108,10 @@ export async function password(value: string | undefined): Promise<string> {
   if (text === "") throw new UsageError("no password: give --password, or write it to stdin");
   return text;
 }
+
+/** A sign-in email: one `@` with something on each side, no white space, at most 254 characters. */
+export function emailAddress(value: string | undefined): string {
+  const text = need(value, "email");
+  if (text.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(text)) throw new UsageError("--email must be an email address (name@host)");
+  return text;
+}

@@ -112,6 +112,17 @@ describe("ttr admin CLI", { timeout: 90_000 }, () => {
     expect(nobody.stderr).toContain("no user with email nobody@example.com");
   });
 
+  it("user create refuses an email that is not name@host, as a usage error, and makes no user", async () => {
+    const { projectId } = await json("project", "create", "--name", "emails");
+    for (const email of ["bad", "a@", "@b", "a b@c", "a@b@c"]) {
+      const out = await ttr("user", "create", "--project", String(projectId), "--email", email, "--password", "long-enough", "--json");
+      expect(out.code, email).toBe(2);
+      expect(out.stderr).toContain("--email must be an email address (name@host)");
+    }
+    const [{ n } = { n: -1 }] = await db.$queryRawUnsafe<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM users WHERE project_id = $1::uuid`, projectId);
+    expect(n).toBe(0);
+  });
+
   it("fails clearly on bad usage and unknown ids", async () => {
     const usage = await ttr("project", "create", "--json");
     expect(usage.code).toBe(2);

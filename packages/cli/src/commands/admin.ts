@@ -21,7 +21,7 @@ import {
   withPgClient,
 } from "@ttr/db";
 import { PREVIOUS_SECRET_SIGNS_HOURS } from "@ttr/core";
-import { count, need, password, quota, secretKeysOrNull, UsageError, uuid } from "../args.js";
+import { count, emailAddress, need, password, quota, secretKeysOrNull, UsageError, uuid } from "../args.js";
 import { type Command, str } from "../command.js";
 
 const s = { type: "string" } as const;
@@ -139,7 +139,7 @@ export const adminCommands: Command[] = [
     options: { project: s, email: s, password: s },
     async run(flags, ctx) {
       const projectId = uuid(str(flags, "project"), "project");
-      const email = need(str(flags, "email"), "email");
+      const email = emailAddress(str(flags, "email"));
       const out = await createUser(ctx.db(), projectId, email, await password(str(flags, "password")));
       return { json: out, text: `user ${out.userId}` };
     },
