@@ -2,8 +2,9 @@
 // browser against the whole system: pausing and resuming a tag from its
 // policy, and replaying or discarding dead letters in bulk by tag and time
 // range, each counted first; a recurring trigger's next runs with their UTC
-// offsets (docs/dashboard.md). Every check ends in what the
-// API and the database hold, or in what the target received.
+// offsets; Retry now withheld from a skipped trigger (docs/dashboard.md).
+// Every check ends in what the API and the database hold, or in what the
+// target received.
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { System } from "../support/system.js";
@@ -190,6 +191,24 @@ describe("dashboard actions", () => {
     expect(await changes.count()).toBe(expected);
     await waitText(changes.first(), /^changed from UTC-0[45]:00$/);
     await browser.screenshot("24-next-runs-offsets");
+  }, T);
+
+  it("a trigger moved into the past by its custom key while retrying is skipped: its retry waits for its time, and Retry now is not offered", async () => {
+    const policy = await sys.call("POST", "/tag-policies", key(), JSON.stringify({ tag: "moved", retryStrategy: "fixed", retryInitialDelaySeconds: 3600, retryOn: "non_2xx" }));
+    expect(policy.status, policy.text).toBe(200);
+    const send = async (at: string) => {
+      const res = await sys.call("POST", "/schedule", { "ttr-api-key": sys.apiKey, "ttr-url": `${target.base}/fail`, "ttr-scheduled-at": at, "ttr-tags": "moved", "ttr-custom-key": "moved-back" });
+      expect(res.status, res.text).toBe(200);
+      return res.json().triggerId as string;
+    };
+    const moved = await send("now");
+    await page.goto(dashboard(`/triggers/${moved}`));
+    await waitText(page.locator(".detail-head .badge"), "Retrying", 20_000);
+    expect(await send("2020-01-01T00:00:00Z")).toBe(moved);
+    await page.reload();
+    await waitText(page.locator(".detail-head .badge"), "Skipped", 20_000);
+    await page.getByRole("button", { name: "Retry now" }).waitFor();
+    expect(await page.getByRole("button", { name: "Retry now" }).isDisabled()).toBe(true);
   }, T);
 
   it("meets WCAG 2 A and AA as axe-core checks them, with a paused policy and a bulk confirmation open", async () => {

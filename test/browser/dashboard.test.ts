@@ -162,17 +162,6 @@ describe("the dashboard in a browser", () => {
     await waitText(execution(2), "retry", 20_000);
     await waitText(execution(2), "500", 20_000);
     await browser.screenshot("06-retried");
-
-    // Moved into the past by its custom key while retrying, it is skipped: its planned retry waits for its time, no Retry now.
-    const keyed = { "ttr-tags": "flaky", "ttr-custom-key": "moved-back" };
-    const moved = await schedule("/fail", keyed);
-    await page.goto(dashboard(`/triggers/${moved}`));
-    await waitText(page.locator(".detail-head .badge"), "Retrying", 20_000);
-    expect(await schedule("/fail", { ...keyed, "ttr-scheduled-at": "2020-01-01T00:00:00Z" })).toBe(moved);
-    await page.reload();
-    await waitText(page.locator(".detail-head .badge"), "Skipped", 20_000);
-    await page.getByRole("button", { name: "Retry now" }).waitFor();
-    expect(await page.getByRole("button", { name: "Retry now" }).isDisabled()).toBe(true);
   }, T);
 
   it("a failing target's attempt shows up in the dead-letter view, with Replay now", async () => {
