@@ -34,8 +34,9 @@ export function parseScheduledAt(raw: string | undefined, now: Date): ScheduledA
   if (value.startsWith("cron(")) return parseCronValue(value, now);
 
   const [head = "", ...ops] = value.split("|").map((part) => part.trim());
-  const base = head === "now" ? truncateToSecond(now.getTime()) : parseIsoDate(head);
-  if (base === null) throw badRequest(`Invalid date: ${raw ?? ""}`);
+  const date = head === "now" ? { ms: truncateToSecond(now.getTime()), fractionMs: 0 } : isoDate(head);
+  if (date === null) throw badRequest(`Invalid date: ${raw ?? ""}`);
+  const { ms: base, fractionMs } = date;
 
   const steps = ops.map((op) => {
     const m = /^(add|subtract)\s+(\S.*)$/s.exec(op);
@@ -52,7 +53,6 @@ export function parseScheduledAt(raw: string | undefined, now: Date): ScheduledA
       throw badRequest(`Invalid duration: ${steps[i]?.amount ?? ""}`);
     }
   });
-  const fractionMs = head === "now" ? 0 : secondFractionMs(head);
   return { kind: "once", at: new Date(at), nowBased: head === "now", fractionMs };
 }
 
@@ -61,11 +61,6 @@ export function isPastDated(when: { at: Date; fractionMs?: number }, now: Date):
   return when.at.getTime() + (when.fractionMs ?? 0) <= now.getTime();
 }
 
-/** Milliseconds (with any finer digits) of a date's fraction of a second, which parseIsoDate drops. */
-function secondFractionMs(date: string): number {
-  const digits = /T?\d{2}:\d{2}:\d{2}[.,](\d+)/i.exec(date)?.[1];
-  return digits === undefined ? 0 : Number(`0.${digits}`) * 1000;
-}
 
 /** Seconds in a signed whole amount with unit s, m, h, d or w (w = 7 days). */
 function durationSeconds(amount: string): number {
@@ -79,7 +74,7 @@ function durationSeconds(amount: string): number {
 // YYYY-MM-DD, optionally followed by T (or t, or one space as in RFC 3339)
 // and HH:MM[:SS[.fraction]], optionally followed by Z or ±HH[[:]MM].
 const ISO_DATE =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?)?$/;
+  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?)?$/;
 
 /**
  * Epoch milliseconds of a docs/scheduled-at.md date, whole seconds, or null. Written by
@@ -89,9 +84,14 @@ const ISO_DATE =
  * is exactly truncation toward the past, before 1970 too.
  */
 export function parseIsoDate(text: string): number | null {
+  return isoDate(text)?.ms ?? null;
+}
+
+/** parseIsoDate's whole seconds, and the fraction of a second it drops (in milliseconds, finer digits kept). */
+function isoDate(text: string): { ms: number; fractionMs: number } | null {
   const m = ISO_DATE.exec(text);
   if (m === null) return null;
-  const [, y, mo, d, h = "0", mi = "0", s = "0", , sign, oh = "0", om = "0"] = m;
+  const [, y, mo, d, h = "0", mi = "0", s = "0", fraction, , sign, oh = "0", om = "0"] = m;
   const [year, month, day] = [Number(y), Number(mo), Number(d)];
   const [hour, minute, second] = [Number(h), Number(mi), Number(s)];
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
@@ -100,7 +100,8 @@ export function parseIsoDate(text: string): number | null {
   if (Number(oh) > 23 || Number(om) > 59) return null;
   const offsetMinutes = (sign === "-" ? -1 : 1) * (Number(oh) * 60 + Number(om));
   const ms = utcMs(year, month, day, hour, minute, second) - offsetMinutes * 60_000;
-  return ms >= RANGE.min && ms <= RANGE.max ? ms : null;
+  if (!(ms >= RANGE.min && ms <= RANGE.max)) return null;
+  return { ms, fractionMs: fraction === undefined ? 0 : Number(`0.${fraction}`) * 1000 };
 }
 
 function parseCronValue(value: string, now: Date): ScheduledAt {

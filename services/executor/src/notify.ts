@@ -32,13 +32,12 @@ export function notifyTargets(policies: readonly AttemptPolicy[]): { urls: strin
 
 function failureOf(result: AttemptResult): string | null {
   switch (result.kind) {
+    // a body that cannot be recorded (a zero byte) is still an answer: its status decides
     case "response":
+    case "unrecordable":
       return result.status >= 200 && result.status <= 299 ? null : `HTTP ${result.status}`;
     case "network":
       return result.errorMessage;
-    case "unrecordable":
-      // a body that cannot be recorded (a zero byte) is still an answer: its status decides
-      return result.status >= 200 && result.status <= 299 ? null : `HTTP ${result.status}`;
     default: {
       const never: never = result;
       return never;
