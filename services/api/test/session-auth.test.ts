@@ -331,6 +331,21 @@ describe("cross-site requests", () => {
     expect((await s.call("GET", "/project")).status).toBe(200);
   });
 
+  it("a cookie that names no live session is no credential: 401 from another site too, and a live one is not touched", async () => {
+    const dead = `ttr_session=${randomBytes(32).toString("base64url")}`;
+    const crossSite = { Cookie: dead, "Sec-Fetch-Site": "cross-site", "Content-Type": "application/json" };
+    for (const [method, path] of [["POST", "/tag-policies"], ["POST", "/triggers/00000000-0000-4000-8000-000000000000/replay"], ["DELETE", "/tag-policies/00000000-0000-4000-8000-000000000000"]] as const) {
+      const res = await api.call(method, path, crossSite, JSON.stringify({ tag: "x", maxConcurrent: 1 }));
+      expect(res.status, `${method} ${path}`).toBe(401);
+      expect(res.json()).toEqual(UNAUTHORIZED);
+    }
+    const s = await signIn(api);
+    await api.db.$executeRawUnsafe(`UPDATE sessions SET last_seen_at = now() - interval '1 hour'`);
+    const before = await sessionRow(s.cookie);
+    expect((await s.call("POST", "/tag-policies", { "Sec-Fetch-Site": "cross-site" }, { tag: "x", maxConcurrent: 1 })).status).toBe(403);
+    expect((await sessionRow(s.cookie)).lastSeenAt).toEqual(before.lastSeenAt);
+  });
+
   it("same-origin, none and a matching Origin are accepted; reads are never refused", async () => {
     const s = await signIn(api);
     const id = "00000000-0000-4000-8000-000000000000";

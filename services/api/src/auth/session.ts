@@ -81,18 +81,23 @@ export function refuseCrossSite(req: Request): void {
  * The project and user of a request's dashboard session, or null when it has
  * no live session. Routes that also accept a session (POST /declare,
  * /tag-policies; docs/api/README.md) call this after their API-key check.
- * A state-changing request whose cookie comes from another site is refused
- * with 403 here, so every route that accepts a session is protected.
+ * A state-changing request from another site that carries a live session is
+ * refused with 403 here, so every route that accepts a session is protected.
+ * Its session is looked up without being touched, so such a request is not
+ * activity; a cookie that names no live session is no credential at all, and
+ * the request is answered as one without credentials (401).
  */
 export async function sessionProject(deps: Pick<Deps, "pg">, req: Request): Promise<SessionAuth | null> {
   const token = sessionToken(req);
   if (token === null) return null;
-  refuseCrossSite(req);
+  const crossSite = !SAFE_METHODS.has(req.method) && isCrossSite(req);
   // The dashboard's own refreshes say so: an open, forgotten tab is not
   // activity and must not keep its session alive (inactivity expiry).
-  const background = req.headers[BACKGROUND_HEADER] === "1";
+  const background = crossSite || req.headers[BACKGROUND_HEADER] === "1";
   const session = await authenticateSession(deps.pg, sha256Hex(token), background ? BACKGROUND_LIFETIMES : SESSION_LIFETIMES);
-  return session ? { projectId: session.projectId, userId: session.userId } : null;
+  if (session === undefined) return null;
+  if (crossSite) throw forbidden("Cross-site request refused");
+  return { projectId: session.projectId, userId: session.userId };
 }
 
 /** Express middleware for session-only routes: 401 without a live session, else `res.locals.session`. */
