@@ -24,7 +24,7 @@ let session: TestSession;
 beforeAll(async () => {
   target = await startTarget();
   // one attempt at a time, so a notification that hangs would show if it held the executor up
-  sys = await startSystem({ env: { TTR_NOTIFY_RETRY_DELAYS_SECONDS: "1,1,1", EXECUTOR_CONCURRENCY: "1" } });
+  sys = await startSystem({ env: { TTR_NOTIFY_RETRY_DELAYS_SECONDS: "1,1,1", EXECUTOR_CONCURRENCY: "1", LOG_LEVEL: "info" } });
   session = await signIn(sys as unknown as TestApi);
 });
 afterAll(async () => {
@@ -129,8 +129,10 @@ describe("notifyUrl", () => {
     expect(target.hits("/notify")).toHaveLength(2);
   });
 
-  it("is tried four times in all, then shown failed with the last error; it never holds firing up", { timeout: 60_000 }, async () => {
-    await policy({ tag: "dl-down", notifyUrl: `${target.base}/notify-down` });
+  it("is tried four times in all, then shown failed with the last error; it never holds firing up; its log names the receiver's origin only", { timeout: 60_000 }, async () => {
+    const origin = target.base;
+    const secretUrl = `${origin.replace("//", "//notify-user:pw-secret-7@")}/notify-down?token=q-secret-7`;
+    await policy({ tag: "dl-down", notifyUrl: secretUrl });
     // the first try is answered only after 5 s
     let tries = 0;
     target.on("/notify-down", (_req, res) => void setTimeout(() => res.writeHead(503).end(), tries++ === 0 ? 5000 : 0));
@@ -150,6 +152,12 @@ describe("notifyUrl", () => {
     expect(detail.executions[0].notification).toEqual({ status: "failed", attempts: 4, error: "HTTP 503" });
     expect(target.hits("/notify-down")).toHaveLength(4);
     expect(target.hits("/notify-down")[0]!.headers["webhook-signature"]).toBeUndefined();
+    expect(target.hits("/notify-down")[0]!.headers.authorization).toBe(`Basic ${Buffer.from("notify-user:pw-secret-7").toString("base64")}`);
+
+    const logged = sys.services.flatMap((s) => s.output).join("");
+    expect(logged).not.toMatch(/pw-secret-7|q-secret-7|notify-down/);
+    const lines = logged.split("\n").filter((l) => l.includes('"dead-letter notification"'));
+    expect(lines.map((l) => JSON.parse(l))).toContainEqual(expect.objectContaining({ receiver: origin, status: "failed", try: 4, error: "HTTP 503" }));
   });
 
   it("a 2xx from the receiver is a success even when its body holds a zero byte (a gzip answer): sent once", { timeout: 30_000 }, async () => {

@@ -8,6 +8,7 @@
 import { type AttemptPolicy, executionJson, loadTriggers, type PgRunner, type StartedAttempt, triggerExecutions, triggerJson } from "@ttr/db";
 import { BackgroundWork, type Logger } from "@ttr/platform";
 import type { Subnet } from "./net-guard.js";
+import { withoutCredentials } from "./outcome.js";
 import { type AttemptResult, sendAttempt } from "./send.js";
 import type { Signer } from "./signing.js";
 
@@ -92,7 +93,11 @@ export class Notifier {
       }
       const status = error === null ? "sent" : n < tries ? "retrying" : "failed";
       await db.named("notify_record", [started.executionId, started.partDay, status, n, error]);
-      this.deps.log.info("dead-letter notification", { executionId: started.executionId, url, try: n, status, error });
+      // A receiver's URL can carry a password, a token in its query or a
+      // secret path (as chat webhooks do): the log names its origin only.
+      const receiver = new URL(url).origin;
+      const logged = error === null ? null : error.replaceAll(withoutCredentials(url), receiver);
+      this.deps.log.info("dead-letter notification", { executionId: started.executionId, receiver, try: n, status, error: logged });
       if (error === null) return;
       if (n < tries) await new Promise((r) => setTimeout(r, retryDelaysSeconds[n - 1]! * 1000));
     }
