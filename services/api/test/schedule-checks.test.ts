@@ -77,6 +77,15 @@ describe("/schedule check order (docs/api/schedule.md)", () => {
     await rejected(headers({ "ttr-tags": `ok,Bad!,${"b".repeat(60)}` }), 400, "BadRequest", "Invalid tag (only a-z 0-9 _ - allowed): Bad!");
   });
 
+  it("tags and dates sent as UTF-8 are read as text: length counts characters, and messages show what was sent", async () => {
+    // an HTTP client puts the UTF-8 bytes on the wire; Node hands them over as Latin-1
+    const wire = (text: string) => Buffer.from(text, "utf8").toString("latin1");
+    const e26 = "é".repeat(26); // 26 characters, 52 bytes
+    await rejected(headers({ "ttr-tags": wire(e26) }), 400, "BadRequest", `Invalid tag (only a-z 0-9 _ - allowed): ${e26}`);
+    await rejected(headers({ "ttr-tags": wire("é".repeat(51)) }), 400, "BadRequest", `Tag too long (max 50 chars): ${"é".repeat(51)}`);
+    await rejected(headers({ "ttr-scheduled-at": wire("demain à 9h") }), 400, "BadRequest", "Invalid date: demain à 9h");
+  });
+
   it("401 Invalid api key for an unknown or empty key", async () => {
     await rejected(headers({ "ttr-api-key": "ttr_unknown" }), 401, "Unauthorized", "Invalid api key");
     await rejected(headers({ "ttr-api-key": "" }), 401, "Unauthorized", "Invalid api key");
