@@ -1344,7 +1344,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScheduleResult"];
                 };
             };
-            /** @description A check failed, in this order: `ttr-api-key` or `ttr-url` missing (no body); `Failed to read request body`; `Invalid URL: <url>`; `Maximum 10 tags allowed`; `Tag too long (max 50 chars): <tag>`; `Invalid tag (only a-z 0-9 _ - allowed): <tag>`; `Title too long (max 200 chars)`; `Custom key too long (max 500 chars)`; then, after the key, `Invalid date: <date>`, `Unknown pipe operation: <op>`, `Invalid duration: <amount>` or `Invalid cron expression: <details>`. */
+            /** @description A check failed, in this order: `ttr-api-key` or `ttr-url` missing (no body); `Header <name> must be sent once` (a `ttr-` header other than `ttr-tags` sent on more than one line); `Failed to read request body`; `Invalid URL: <url>`; `Maximum 10 tags allowed`; `Tag too long (max 50 chars): <tag>`; `Invalid tag (only a-z 0-9 _ - allowed): <tag>`; `Title too long (max 200 chars)`; `Custom key too long (max 500 chars)`; then, after the key, `Invalid date: <date>`, `Unknown pipe operation: <op>`, `Invalid duration: <amount>` or `Invalid cron expression: <details>`. */
             400: {
                 headers: {
                     /** @description On the answer with no body only. */
@@ -1436,7 +1436,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScheduleResult"];
                 };
             };
-            /** @description A check failed, in this order: `ttr-api-key` or `ttr-url` missing (no body); `Failed to read request body`; `Invalid URL: <url>`; `Maximum 10 tags allowed`; `Tag too long (max 50 chars): <tag>`; `Invalid tag (only a-z 0-9 _ - allowed): <tag>`; `Title too long (max 200 chars)`; `Custom key too long (max 500 chars)`; then, after the key, `Invalid date: <date>`, `Unknown pipe operation: <op>`, `Invalid duration: <amount>` or `Invalid cron expression: <details>`. */
+            /** @description A check failed, in this order: `ttr-api-key` or `ttr-url` missing (no body); `Header <name> must be sent once` (a `ttr-` header other than `ttr-tags` sent on more than one line); `Failed to read request body`; `Invalid URL: <url>`; `Maximum 10 tags allowed`; `Tag too long (max 50 chars): <tag>`; `Invalid tag (only a-z 0-9 _ - allowed): <tag>`; `Title too long (max 200 chars)`; `Custom key too long (max 500 chars)`; then, after the key, `Invalid date: <date>`, `Unknown pipe operation: <op>`, `Invalid duration: <amount>` or `Invalid cron expression: <details>`. */
             400: {
                 headers: {
                     /** @description On the answer with no body only. */
@@ -1528,7 +1528,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScheduleResult"];
                 };
             };
-            /** @description A check failed, in this order: `ttr-api-key` or `ttr-url` missing (no body); `Failed to read request body`; `Invalid URL: <url>`; `Maximum 10 tags allowed`; `Tag too long (max 50 chars): <tag>`; `Invalid tag (only a-z 0-9 _ - allowed): <tag>`; `Title too long (max 200 chars)`; `Custom key too long (max 500 chars)`; then, after the key, `Invalid date: <date>`, `Unknown pipe operation: <op>`, `Invalid duration: <amount>` or `Invalid cron expression: <details>`. */
+            /** @description A check failed, in this order: `ttr-api-key` or `ttr-url` missing (no body); `Header <name> must be sent once` (a `ttr-` header other than `ttr-tags` sent on more than one line); `Failed to read request body`; `Invalid URL: <url>`; `Maximum 10 tags allowed`; `Tag too long (max 50 chars): <tag>`; `Invalid tag (only a-z 0-9 _ - allowed): <tag>`; `Title too long (max 200 chars)`; `Custom key too long (max 500 chars)`; then, after the key, `Invalid date: <date>`, `Unknown pipe operation: <op>`, `Invalid duration: <amount>` or `Invalid cron expression: <details>`. */
             400: {
                 headers: {
                     /** @description On the answer with no body only. */
@@ -1620,7 +1620,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScheduleResult"];
                 };
             };
-            /** @description A check failed, in this order: `ttr-api-key` or `ttr-url` missing (no body); `Failed to read request body`; `Invalid URL: <url>`; `Maximum 10 tags allowed`; `Tag too long (max 50 chars): <tag>`; `Invalid tag (only a-z 0-9 _ - allowed): <tag>`; `Title too long (max 200 chars)`; `Custom key too long (max 500 chars)`; then, after the key, `Invalid date: <date>`, `Unknown pipe operation: <op>`, `Invalid duration: <amount>` or `Invalid cron expression: <details>`. */
+            /** @description A check failed, in this order: `ttr-api-key` or `ttr-url` missing (no body); `Header <name> must be sent once` (a `ttr-` header other than `ttr-tags` sent on more than one line); `Failed to read request body`; `Invalid URL: <url>`; `Maximum 10 tags allowed`; `Tag too long (max 50 chars): <tag>`; `Invalid tag (only a-z 0-9 _ - allowed): <tag>`; `Title too long (max 200 chars)`; `Custom key too long (max 500 chars)`; then, after the key, `Invalid date: <date>`, `Unknown pipe operation: <op>`, `Invalid duration: <amount>` or `Invalid cron expression: <details>`. */
             400: {
                 headers: {
                     /** @description On the answer with no body only. */
@@ -1707,7 +1707,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScheduleResult"];
                 };
             };
-            /** @description A check failed, in this order: `ttr-api-key` or `ttr-url` missing (no body); `Failed to read request body`; `Invalid URL: <url>`; `Maximum 10 tags allowed`; `Tag too long (max 50 chars): <tag>`; `Invalid tag (only a-z 0-9 _ - allowed): <tag>`; `Title too long (max 200 chars)`; `Custom key too long (max 500 chars)`; then, after the key, `Invalid date: <date>`, `Unknown pipe operation: <op>`, `Invalid duration: <amount>` or `Invalid cron expression: <details>`. */
+            /** @description A check failed, in this order: `ttr-api-key` or `ttr-url` missing (no body); `Header <name> must be sent once` (a `ttr-` header other than `ttr-tags` sent on more than one line); `Failed to read request body`; `Invalid URL: <url>`; `Maximum 10 tags allowed`; `Tag too long (max 50 chars): <tag>`; `Invalid tag (only a-z 0-9 _ - allowed): <tag>`; `Title too long (max 200 chars)`; `Custom key too long (max 500 chars)`; then, after the key, `Invalid date: <date>`, `Unknown pipe operation: <op>`, `Invalid duration: <amount>` or `Invalid cron expression: <details>`. */
             400: {
                 headers: {
                     /** @description On the answer with no body only. */
@@ -1794,7 +1794,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScheduleResult"];
                 };
             };
-            /** @description A check failed, in this order: `ttr-api-key` or `ttr-url` missing (no body); `Failed to read request body`; `Invalid URL: <url>`; `Maximum 10 tags allowed`; `Tag too long (max 50 chars): <tag>`; `Invalid tag (only a-z 0-9 _ - allowed): <tag>`; `Title too long (max 200 chars)`; `Custom key too long (max 500 chars)`; then, after the key, `Invalid date: <date>`, `Unknown pipe operation: <op>`, `Invalid duration: <amount>` or `Invalid cron expression: <details>`. */
+            /** @description A check failed, in this order: `ttr-api-key` or `ttr-url` missing (no body); `Header <name> must be sent once` (a `ttr-` header other than `ttr-tags` sent on more than one line); `Failed to read request body`; `Invalid URL: <url>`; `Maximum 10 tags allowed`; `Tag too long (max 50 chars): <tag>`; `Invalid tag (only a-z 0-9 _ - allowed): <tag>`; `Title too long (max 200 chars)`; `Custom key too long (max 500 chars)`; then, after the key, `Invalid date: <date>`, `Unknown pipe operation: <op>`, `Invalid duration: <amount>` or `Invalid cron expression: <details>`. */
             400: {
                 headers: {
                     /** @description On the answer with no body only. */
@@ -1886,7 +1886,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScheduleResult"];
                 };
             };
-            /** @description A check failed, in this order: `ttr-api-key` or `ttr-url` missing (no body); `Failed to read request body`; `Invalid URL: <url>`; `Maximum 10 tags allowed`; `Tag too long (max 50 chars): <tag>`; `Invalid tag (only a-z 0-9 _ - allowed): <tag>`; `Title too long (max 200 chars)`; `Custom key too long (max 500 chars)`; then, after the key, `Invalid date: <date>`, `Unknown pipe operation: <op>`, `Invalid duration: <amount>` or `Invalid cron expression: <details>`. */
+            /** @description A check failed, in this order: `ttr-api-key` or `ttr-url` missing (no body); `Header <name> must be sent once` (a `ttr-` header other than `ttr-tags` sent on more than one line); `Failed to read request body`; `Invalid URL: <url>`; `Maximum 10 tags allowed`; `Tag too long (max 50 chars): <tag>`; `Invalid tag (only a-z 0-9 _ - allowed): <tag>`; `Title too long (max 200 chars)`; `Custom key too long (max 500 chars)`; then, after the key, `Invalid date: <date>`, `Unknown pipe operation: <op>`, `Invalid duration: <amount>` or `Invalid cron expression: <details>`. */
             400: {
                 headers: {
                     /** @description On the answer with no body only. */
@@ -1978,7 +1978,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScheduleResult"];
                 };
             };
-            /** @description A check failed, in this order: `ttr-api-key` or `ttr-url` missing (no body); `Failed to read request body`; `Invalid URL: <url>`; `Maximum 10 tags allowed`; `Tag too long (max 50 chars): <tag>`; `Invalid tag (only a-z 0-9 _ - allowed): <tag>`; `Title too long (max 200 chars)`; `Custom key too long (max 500 chars)`; then, after the key, `Invalid date: <date>`, `Unknown pipe operation: <op>`, `Invalid duration: <amount>` or `Invalid cron expression: <details>`. */
+            /** @description A check failed, in this order: `ttr-api-key` or `ttr-url` missing (no body); `Header <name> must be sent once` (a `ttr-` header other than `ttr-tags` sent on more than one line); `Failed to read request body`; `Invalid URL: <url>`; `Maximum 10 tags allowed`; `Tag too long (max 50 chars): <tag>`; `Invalid tag (only a-z 0-9 _ - allowed): <tag>`; `Title too long (max 200 chars)`; `Custom key too long (max 500 chars)`; then, after the key, `Invalid date: <date>`, `Unknown pipe operation: <op>`, `Invalid duration: <amount>` or `Invalid cron expression: <details>`. */
             400: {
                 headers: {
                     /** @description On the answer with no body only. */
@@ -2053,7 +2053,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `ttr-api-key` missing (no body); `Must provide either ttr-trigger-id or ttr-custom-key header`; `Provide either ttr-trigger-id or ttr-custom-key, not both`. */
+            /** @description A check failed, in this order: `ttr-api-key` missing (no body); `Header <name> must be sent once` (a `ttr-` header other than `ttr-tags` sent on more than one line); `Must provide either ttr-trigger-id or ttr-custom-key header`; `Provide either ttr-trigger-id or ttr-custom-key, not both`. */
             400: {
                 headers: {
                     /** @description On the answer with no body only. */
@@ -2257,7 +2257,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not valid JSON or not of the body's shape (a wrong type, an unknown retryStrategy or retryOn, a malformed window, a null where none is allowed, no `tag` on POST): no body, no Content-Type. Then a value out of range, first failure only: `Invalid tag (only a-z 0-9 _ - allowed, max 50 chars)`; `At least one of throughput, concurrency, timeout, or retry strategy must be specified` (POST); `requestTimeoutSeconds must be between 1 and 3600`; `maxConcurrent must be ≥ 1`; `At most 8 throughput windows per policy`; `Throughput rate for '<window>' must be a finite number ≥ 0`; `Effective window for '<window>' at rate <rate> exceeds the 30-day maximum`; `retryMaxAttempts must be ≥ 1 (or null for unlimited)`; `retryInitialDelaySeconds is required (≥0) when retryStrategy is 'fixed' or 'exponential'`; `retryMaxDelaySeconds must be ≥ 0`; `retryInitialDelaySeconds must be ≤ 86400 (1 day)`; `retryMaxDelaySeconds must be ≤ 86400 (1 day)`; on PUT, `Tag policy for '<tag>' already exists`. A 400 changes nothing. */
+            /** @description Not valid JSON or not of the body's shape (a wrong type, an unknown retryStrategy or retryOn, a malformed window, a null where none is allowed, no `tag` on POST): no body, no Content-Type. Then a value out of range, first failure only: `Invalid tag (only a-z 0-9 _ - allowed, max 50 chars)`; `At least one of throughput, concurrency, timeout, or retry strategy must be specified` (POST); `requestTimeoutSeconds must be between 1 and 3600`; `maxConcurrent must be ≥ 1`; `At most 8 throughput windows per policy`; `Throughput rate for '<window>' must be a finite number ≥ 0`; `Effective window for '<window>' at rate <rate> exceeds the 30-day maximum`, followed by ` (rates below 1 stretch the window by 1/rate)` when the rate is between 0 and 1; `retryMaxAttempts must be ≥ 1 (or null for unlimited)`; `retryInitialDelaySeconds is required (≥0) when retryStrategy is 'fixed' or 'exponential'`; `retryMaxDelaySeconds must be ≥ 0`; `retryInitialDelaySeconds must be ≤ 86400 (1 day)`; `retryMaxDelaySeconds must be ≤ 86400 (1 day)`; `notifyUrl must be an absolute http or https URL (max 2048 chars)`; on PUT, `Tag policy for '<tag>' already exists`. A 400 changes nothing. */
             400: {
                 headers: {
                     /** @description On the answer with no body only. */
@@ -2313,7 +2313,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not valid JSON or not of the body's shape (a wrong type, an unknown retryStrategy or retryOn, a malformed window, a null where none is allowed, no `tag` on POST): no body, no Content-Type. Then a value out of range, first failure only: `Invalid tag (only a-z 0-9 _ - allowed, max 50 chars)`; `At least one of throughput, concurrency, timeout, or retry strategy must be specified` (POST); `requestTimeoutSeconds must be between 1 and 3600`; `maxConcurrent must be ≥ 1`; `At most 8 throughput windows per policy`; `Throughput rate for '<window>' must be a finite number ≥ 0`; `Effective window for '<window>' at rate <rate> exceeds the 30-day maximum`; `retryMaxAttempts must be ≥ 1 (or null for unlimited)`; `retryInitialDelaySeconds is required (≥0) when retryStrategy is 'fixed' or 'exponential'`; `retryMaxDelaySeconds must be ≥ 0`; `retryInitialDelaySeconds must be ≤ 86400 (1 day)`; `retryMaxDelaySeconds must be ≤ 86400 (1 day)`; on PUT, `Tag policy for '<tag>' already exists`. A 400 changes nothing. */
+            /** @description Not valid JSON or not of the body's shape (a wrong type, an unknown retryStrategy or retryOn, a malformed window, a null where none is allowed, no `tag` on POST): no body, no Content-Type. Then a value out of range, first failure only: `Invalid tag (only a-z 0-9 _ - allowed, max 50 chars)`; `At least one of throughput, concurrency, timeout, or retry strategy must be specified` (POST); `requestTimeoutSeconds must be between 1 and 3600`; `maxConcurrent must be ≥ 1`; `At most 8 throughput windows per policy`; `Throughput rate for '<window>' must be a finite number ≥ 0`; `Effective window for '<window>' at rate <rate> exceeds the 30-day maximum`, followed by ` (rates below 1 stretch the window by 1/rate)` when the rate is between 0 and 1; `retryMaxAttempts must be ≥ 1 (or null for unlimited)`; `retryInitialDelaySeconds is required (≥0) when retryStrategy is 'fixed' or 'exponential'`; `retryMaxDelaySeconds must be ≥ 0`; `retryInitialDelaySeconds must be ≤ 86400 (1 day)`; `retryMaxDelaySeconds must be ≤ 86400 (1 day)`; `notifyUrl must be an absolute http or https URL (max 2048 chars)`; on PUT, `Tag policy for '<tag>' already exists`. A 400 changes nothing. */
             400: {
                 headers: {
                     /** @description On the answer with no body only. */

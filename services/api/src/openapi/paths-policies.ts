@@ -7,9 +7,9 @@ const VALIDATION =
   "Then a value out of range, first failure only: `Invalid tag (only a-z 0-9 _ - allowed, max 50 chars)`; " +
   "`At least one of throughput, concurrency, timeout, or retry strategy must be specified` (POST); `requestTimeoutSeconds must be between 1 and 3600`; " +
   "`maxConcurrent must be ≥ 1`; `At most 8 throughput windows per policy`; `Throughput rate for '<window>' must be a finite number ≥ 0`; " +
-  "`Effective window for '<window>' at rate <rate> exceeds the 30-day maximum`; `retryMaxAttempts must be ≥ 1 (or null for unlimited)`; " +
+  "`Effective window for '<window>' at rate <rate> exceeds the 30-day maximum`, followed by ` (rates below 1 stretch the window by 1/rate)` when the rate is between 0 and 1; `retryMaxAttempts must be ≥ 1 (or null for unlimited)`; " +
   "`retryInitialDelaySeconds is required (≥0) when retryStrategy is 'fixed' or 'exponential'`; `retryMaxDelaySeconds must be ≥ 0`; " +
-  "`retryInitialDelaySeconds must be ≤ 86400 (1 day)`; `retryMaxDelaySeconds must be ≤ 86400 (1 day)`; on PUT, `Tag policy for '<tag>' already exists`.";
+  "`retryInitialDelaySeconds must be ≤ 86400 (1 day)`; `retryMaxDelaySeconds must be ≤ 86400 (1 day)`; `notifyUrl must be an absolute http or https URL (max 2048 chars)`; on PUT, `Tag policy for '<tag>' already exists`.";
 
 const bad = errorAnswer(
   `Not valid JSON or not of the body's shape (a wrong type, an unknown retryStrategy or retryOn, a malformed window, a null where none is allowed, no \`tag\` on POST): no body, no Content-Type. ${VALIDATION} A 400 changes nothing.`,

@@ -30,7 +30,7 @@ const SCHEDULE_HEADERS = [
 const scheduleResponses: Json = {
   "200": jsonAnswer("The trigger was created or updated. A HEAD request gets the same headers and no body.", ref("ScheduleResult")),
   "400": errorAnswer(
-    "A check failed, in this order: `ttr-api-key` or `ttr-url` missing (no body); `Failed to read request body`; `Invalid URL: <url>`; " +
+    "A check failed, in this order: `ttr-api-key` or `ttr-url` missing (no body); `Header <name> must be sent once` (a `ttr-` header other than `ttr-tags` sent on more than one line); `Failed to read request body`; `Invalid URL: <url>`; " +
       "`Maximum 10 tags allowed`; `Tag too long (max 50 chars): <tag>`; `Invalid tag (only a-z 0-9 _ - allowed): <tag>`; " +
       "`Title too long (max 200 chars)`; `Custom key too long (max 500 chars)`; then, after the key, `Invalid date: <date>`, " +
       "`Unknown pipe operation: <op>`, `Invalid duration: <amount>` or `Invalid cron expression: <details>`.",
@@ -92,7 +92,7 @@ const cancel: Json = {
     responses: {
       "204": { description: "Cancelled. No body." },
       "400": errorAnswer(
-        "`ttr-api-key` missing (no body); `Must provide either ttr-trigger-id or ttr-custom-key header`; `Provide either ttr-trigger-id or ttr-custom-key, not both`.",
+        "A check failed, in this order: `ttr-api-key` missing (no body); `Header <name> must be sent once` (a `ttr-` header other than `ttr-tags` sent on more than one line); `Must provide either ttr-trigger-id or ttr-custom-key header`; `Provide either ttr-trigger-id or ttr-custom-key, not both`.",
         "BadRequestError",
         true,
       ),
