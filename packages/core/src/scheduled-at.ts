@@ -21,8 +21,11 @@ export type ScheduledAt =
 const SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400, w: 604800 };
 
 // Every result must be writable as a plain four-digit ISO year, so that what
-// the response and the dashboard show parses back through this grammar.
-const RANGE = { min: utcMs(0, 1, 1, 0, 0, 0), max: utcMs(9999, 12, 31, 23, 59, 59) };
+// the response and the dashboard show parses back through this grammar, and
+// every reader of the database must read it back: year 0000 (1 BC) is
+// stored by PostgreSQL as a BC date, which its ISO input and Prisma's reading
+// of a row do not take, so the years run from 0001.
+const RANGE = { min: utcMs(1, 1, 1, 0, 0, 0), max: utcMs(9999, 12, 31, 23, 59, 59) };
 
 /**
  * Parse a `ttr-scheduled-at` value against the caller's clock.

@@ -52,6 +52,27 @@ describe("defaults and stored fields", () => {
     const out = await ok(post(api, "/declare", { tag: "times", items: [{ url: "x", customKey: "t", scheduledAt: "2031-03-04T05:06:07.999+02:00" }] }));
     expect((await jobRow(api, out.operations[0].id)).scheduledAt.toISOString()).toBe("2031-03-04T03:06:07.000Z");
   });
+
+  it("years run from 0001 on /declare and /bulk as on /schedule: a time in year 0000 is an invalid date, 0001 is stored and read back", async () => {
+    for (const at of ["0000-01-01T00:00:00Z", "0001-01-01T00:30:00+01:00"]) {
+      for (const [path, body, prefix] of [
+        ["/declare", { tag: "year-one", items: [{ url: "x", customKey: "y", scheduledAt: at }] }, "Item y"],
+        ["/bulk", { upserts: [{ url: "x", customKey: "y", scheduledAt: at }] }, "Upsert y"],
+      ] as const) {
+        const res = await post(api, path, body);
+        expect([res.status, res.json()], `${path} ${at}`).toEqual([400, { _tag: "BadRequest", message: `${prefix}: Invalid date: ${at}` }]);
+      }
+      const res = await api.call("POST", "/schedule", { "ttr-api-key": api.apiKey, "ttr-url": "http://x/", "ttr-scheduled-at": at });
+      expect([res.status, res.json().message]).toEqual([400, `Invalid date: ${at}`]);
+    }
+    const items = [{ url: "x", customKey: "y1", scheduledAt: "0001-01-01T00:00:00Z" }];
+    const out = await ok(post(api, "/declare", { tag: "year-one", items }));
+    expect(out.operations.map((o: { operation: string }) => o.operation)).toEqual(["skipped"]);
+    const shown = (await api.call("GET", `/triggers/${out.operations[0].id}`, { "ttr-api-key": api.apiKey })).json().trigger;
+    expect([shown.status, shown.scheduledAt]).toEqual(["skipped", "0001-01-01T00:00:00.000Z"]);
+    const again = await ok(post(api, "/declare", { tag: "year-one", items }));
+    expect(again.operations.map((o: { operation: string }) => o.operation)).toEqual(["unchanged"]);
+  });
 });
 
 describe("bodies (item rules 4, 5)", () => {
