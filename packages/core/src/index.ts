@@ -1,7 +1,7 @@
 export * from "./errors.js";
 export { isPastDated, parseScheduledAt, parseIsoDate, truncateToSecond, type ScheduledAt } from "./scheduled-at.js";
 export { checkCron, nextCronTime, nextCronTimes, nextRunAfterSkips, skipsKept, type CronSchedule } from "./cron.js";
-export { parseTagsHeader, checkScheduleTags, isPolicyTag, checkTitle, checkCustomKey, checkStorableText, storableText, MAX_CUSTOM_KEY_LENGTH } from "./tags.js";
+export { parseTagsHeader, checkScheduleTags, isPolicyTag, checkTitle, checkCustomKey, checkItemTag, checkStorableText, storableText, MAX_CUSTOM_KEY_LENGTH } from "./tags.js";
 export { forwardedHeaders, headersObject, isForwardedName, pairsOf, methodCarriesBody, type HeaderPairs } from "./headers.js";
 export * from "./secrets.js";
 export * from "./seal.js";

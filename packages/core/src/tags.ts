@@ -53,6 +53,16 @@ export function checkCustomKey(key: string): void {
   if (codePoints(key) > MAX_CUSTOM_KEY_LENGTH) throw badRequest(`Custom key too long (max ${MAX_CUSTOM_KEY_LENGTH} chars)`);
 }
 
+/**
+ * Tags of /declare and /bulk are not format-checked, but they are indexed as
+ * custom keys are, so they have the same bound for the same reason.
+ */
+export const MAX_ITEM_TAG_LENGTH = MAX_CUSTOM_KEY_LENGTH;
+
+export function checkItemTag(tag: string): void {
+  if (codePoints(tag) > MAX_ITEM_TAG_LENGTH) throw badRequest(`Tag too long (max ${MAX_ITEM_TAG_LENGTH} chars): ${tag}`);
+}
+
 /** A NUL character, or half of a surrogate pair without its other half. */
 const UNSTORABLE = /\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 

@@ -151,6 +151,18 @@ describe("value checks, in order", () => {
     await msg({ tag: "t", items: [{ url: "x", tags: ["t", "t"] }] }, 'Item (no customKey): duplicate tag "t" in tags');
   });
 
+  it("Tag too long over 500 characters (tags are indexed): the declared tag before the items, an item's after its duplicate tags; 500 are stored", async () => {
+    const long = "é".repeat(501);
+    await msg({ tag: long, items: [{ url: "x", customKey: "k", tags: ["a", "a"] }] }, `Tag too long (max 500 chars): ${long}`);
+    await msg({ tag: "t", items: [{ url: "x", customKey: "k", tags: [long], scheduledAt: "garbage" }] }, `Item k: Tag too long (max 500 chars): ${long}`);
+    await msg({ tag: "t", items: [{ url: "x", customKey: "k", tags: ["a", long, "a"] }] }, 'Item k: duplicate tag "a" in tags');
+    const cron = await post(api, "/bulk", { upserts: [{ url: "x", customKey: "c", scheduledAt: "cron(0 * * * *)", tags: [long] }] });
+    expect([cron.status, cron.json().message]).toEqual([400, `Upsert c: Tag too long (max 500 chars): ${long}`]);
+    // the longest tag, of the widest characters, is indexed on every table that holds tags
+    const widest = "😀".repeat(500);
+    await ok(post(api, "/declare", { tag: widest, items: [{ url: "x", customKey: "w", tags: ["x".repeat(500)] }, { url: "x", customKey: "g", scheduledAt: "cron(0 * * * *)" }] }));
+  });
+
   it("Item <key>: each /schedule date message", async () => {
     const cases: Array<[string, string]> = [
       ["garbage", "Invalid date: garbage"],

@@ -1,16 +1,18 @@
 // The value checks of /declare items and /bulk upserts, after the body's
-// shape and the credentials (the check order in docs/api/declare-and-bulk.md, for
-// both endpoints): duplicate custom keys across the list first, then each item
-// in order: a tag repeated in its `tags`, its scheduledAt (the /schedule date
-// messages), its title (at most 200 characters), its custom key (at most 500),
-// then text PostgreSQL cannot store (a NUL, an unpaired surrogate) in any of
-// its strings, and a body nested too deeply to be written out. The declared
-// tag's text is checked before the items. Only the first failure is reported.
-// Nothing is written before every item has passed.
+// shape and the credentials (the check order in docs/api/declare-and-bulk.md,
+// for both endpoints): duplicate custom keys across the list first, then each
+// item in order: a tag repeated in its `tags`, a tag over 500 characters
+// (tags are indexed), its scheduledAt (the /schedule date messages), its title
+// (at most 200 characters), its custom key (at most 500), then text
+// PostgreSQL cannot store (a NUL, an unpaired surrogate) in any of its
+// strings, and a body nested too deeply to be written out. The declared tag's
+// length and text are checked before the items. Only the first failure is
+// reported. Nothing is written before every item has passed.
 import {
   ApiError,
   badRequest,
   checkCustomKey,
+  checkItemTag,
   checkStorableText,
   checkTitle,
   type DeclaredItem,
@@ -56,7 +58,10 @@ function prefixed<T>(words: ListWords, key: string | undefined, check: () => T):
  */
 export function checkItems(raw: RawItem[], opts: { now: Date; tag: string | null; words: ListWords }): DeclaredItem[] {
   const { now, words } = opts;
-  if (opts.tag !== null) checkStorableText("tag", opts.tag);
+  if (opts.tag !== null) {
+    checkItemTag(opts.tag);
+    checkStorableText("tag", opts.tag);
+  }
   const keys = new Set<string>();
   for (const item of raw) {
     if (item.customKey === undefined) continue;
@@ -93,6 +98,7 @@ export function checkItems(raw: RawItem[], opts: { now: Date; tag: string | null
         if (seen.has(tag)) throw badRequest(`duplicate tag "${tag}" in tags`);
         seen.add(tag);
       }
+      for (const tag of tags) checkItemTag(tag);
     });
     // Item fields: no scheduledAt means now.
     const at = prefixed(words, item.customKey, () => when(item.scheduledAt ?? "now"));
