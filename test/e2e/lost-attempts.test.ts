@@ -70,3 +70,20 @@ it("an executor killed mid-attempt: the request is not sent again and the attemp
   expect(target.hits("/hold")).toHaveLength(1);
   expect(await executionsOf(sys.db, id)).toHaveLength(1);
 });
+
+it("a new active scheduler closes nothing in its first 10 s: executors that outlived an outage record first", { timeout: 60_000 }, async () => {
+  target.on("/gzip-late", (_req, res) => res.writeHead(200, { "Content-Encoding": "gzip" }).end(gzipSync("late")));
+  const id = await schedule("/gzip-late");
+  await target.waitFor("/gzip-late", 1);
+  const scheduler = sys.services.find((s) => s.name === "scheduler")!;
+  await sys.kill(scheduler, "SIGTERM");
+  // past its reap time (timeout 2 s + grace 1 s) before any scheduler is active again
+  await new Promise((r) => setTimeout(r, 3500));
+  const restarted = Date.now();
+  await sys.startService("scheduler");
+  await new Promise((r) => setTimeout(r, 7000));
+  expect((await executionsOf(sys.db, id))[0]?.status).toBe("started");
+  const e = await closedAsDied(id, 25_000);
+  expect(e.errorMessage).toBe(DIED);
+  expect(e.completedAt!.getTime()).toBeGreaterThanOrEqual(restarted + 10_000);
+});

@@ -13,6 +13,15 @@ import { ensurePendingInstances } from "./recurring.js";
 import { StepTimer } from "./slow.js";
 
 const SWEEP_EVERY_MS = 5000;
+/**
+ * No attempt is closed as Executor died in the first seconds after this
+ * scheduler became the active one, or after a tick found PostgreSQL
+ * unreachable. After an outage, every attempt in flight during it is past
+ * its reap time, while the executors that sent them are alive and still
+ * trying to record their outcomes (with waits of up to 2 s between tries):
+ * they get this long to do so first.
+ */
+export const REAP_SETTLE_MS = 10_000;
 /** How many times a tick's first batch doubling may reach. */
 const BATCH_GROWTH = 10;
 /** No statement claims more than this, whatever SCHEDULER_BATCH_SIZE says. */
@@ -48,6 +57,8 @@ export class SchedulerLoop {
   private running: Promise<void> | null = null;
   private active = false;
   private lastSweep = 0;
+  /** no attempt is reaped before this time (Date.now() time; REAP_SETTLE_MS) */
+  private reapFrom = 0;
   private lastRequeue = Date.now();
   /** a planned attempt due before the next aligned tick */
   private wakeAt: number | null = null;
@@ -73,6 +84,7 @@ export class SchedulerLoop {
   start(): void {
     if (this.active) return;
     this.active = true;
+    this.reapFrom = Date.now() + REAP_SETTLE_MS;
     this.deps.recovery.request("became the active scheduler");
     this.next();
   }
@@ -248,7 +260,7 @@ export class SchedulerLoop {
     try {
       if (sweep) {
         this.lastSweep = now.getTime();
-        await reap(this.deps, now);
+        if (now.getTime() >= this.reapFrom) await reap(this.deps, now);
         steps.lap("reapMs");
         await ensurePendingInstances(this.deps, now);
         steps.lap("instancesMs");
@@ -285,7 +297,10 @@ export class SchedulerLoop {
     // ended the transaction it had left open.
     if (err instanceof LeaseLost || !this.deps.lease.held()) return;
     this.deps.recovery.request("a tick failed");
-    if (isDatabaseUnavailable(err)) this.outage.failed(err);
+    if (isDatabaseUnavailable(err)) {
+      this.outage.failed(err);
+      this.reapFrom = Date.now() + REAP_SETTLE_MS;
+    }
     else if (isRedisUnavailable(err)) this.redisOutage.failed(err);
     else this.deps.log.error("scheduler tick failed", { error: (err as Error).stack ?? String(err) });
   }
