@@ -10,7 +10,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ATTEMPT_QUEUE, attemptsOfJob } from "@ttr/core";
 import { executionsOf } from "../support/rows.js";
-import { deliveredOnce, figure, metric, type Rig, secondAfter, sleep, startRig, until } from "./rig.js";
+import { deliveredOnce, figure, metric, probe, type Rig, secondAfter, sleep, startRig, until } from "./rig.js";
 
 const TIMEOUT_S = 4;
 const GRACE_S = 3;
@@ -123,4 +123,44 @@ it("an executor that dies holding jobs it never started: each is sent within 15 
   const arrivals = await deliveredOnce(rig, due, 25_000);
   expect(Math.max(...arrivals) - diedAt).toBeLessThan(15_000);
   figure("executor died holding jobs it never started", "sent after it died", (Math.max(...arrivals) - diedAt) / 1000, "s");
+}, 60_000);
+
+it("an executor started while PostgreSQL is down answers /healthz 200 and /readyz 503 at once, and sends once it is back", async () => {
+  await rig.pg.stop("fast");
+  let executor: Awaited<ReturnType<Rig["start"]>>;
+  try {
+    const started = Date.now();
+    executor = await rig.start("executor", {}, false);
+    const healthy = await until(async () => (await probe(executor, "/healthz"))?.status === 200, 10_000, "/healthz 200 with PostgreSQL down");
+    expect((await probe(executor, "/readyz"))?.json()).toEqual({ status: "unavailable", down: ["postgres"] });
+    figure("executor started with PostgreSQL down", "/healthz answered 200 after", (healthy - started) / 1000, "s");
+  } finally {
+    await rig.pg.start();
+  }
+  await until(async () => (await probe(executor, "/readyz"))?.status === 200, 20_000, "/readyz 200 once PostgreSQL is back");
+  // only the new executor is awake to send
+  const others = rig.of("executor").filter((s) => s !== executor);
+  for (const s of others) s.child.kill("SIGSTOP");
+  try {
+    const due = new Map([["late-start/0", secondAfter(1000)]]);
+    await rig.schedule("late-start/0", due.get("late-start/0")!);
+    await deliveredOnce(rig, due, 15_000);
+  } finally {
+    for (const s of others) s.child.kill("SIGCONT");
+  }
+}, 60_000);
+
+it("an executor sent SIGTERM while Redis is down, holding no job, exits 0 at once rather than after its grace period", async () => {
+  const executor = await rig.start("executor", { EXECUTOR_SHUTDOWN_GRACE_SECONDS: "60" });
+  await rig.redis.stop();
+  try {
+    await until(async () => (await probe(executor, "/readyz"))?.status === 503, 10_000, "the executor sees Redis down");
+    const asked = Date.now();
+    expect(await rig.kill(executor, "SIGTERM")).toBe(0);
+    const took = Date.now() - asked;
+    expect(took).toBeLessThan(5000);
+    figure("executor stopped while Redis is down", "exited after", took / 1000, "s");
+  } finally {
+    await rig.redis.start();
+  }
 }, 60_000);

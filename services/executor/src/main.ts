@@ -33,6 +33,10 @@ const registry = createRegistry("executor");
 const metrics = createMetrics(registry);
 const dbOutage = new OutageLog(log, "postgres", { connection: "ttr-executor" });
 const keys = keysOf(env);
+// Health and readiness are served from the start: while the database is
+// waited for below, /healthz answers 200 and /readyz 503, so a pod started
+// during an outage is not killed by its probes.
+const ops = await startOpsServer(env.METRICS_PORT, registry, { postgres: () => dbTakesWrites(db), redis: () => redisPing(redis) });
 // Without a key, whether one is needed takes the database (waited for if down).
 const refusal = await whileDatabaseDown(dbOutage, () => refuseToStart(db, keys));
 if (refusal !== null) {
@@ -96,7 +100,6 @@ const vanished = new RepeatLog(log, "queue jobs vanished from Redis while being 
 worker.on("error", (err) => (/Missing (key|lock) for job/.test(err.message) ? vanished.note(err) : workerOutage.failed(err)));
 worker.on("ready", () => workerOutage.recovered());
 
-const ops = await startOpsServer(env.METRICS_PORT, registry, { postgres: () => dbTakesWrites(db), redis: () => redisPing(redis) });
 log.info("executor started", {
   metricsPort: env.METRICS_PORT,
   concurrency: env.EXECUTOR_CONCURRENCY,
@@ -112,7 +115,9 @@ async function shutdown(signal: string): Promise<void> {
   const graceEnds = Date.now() + env.EXECUTOR_SHUTDOWN_GRACE_SECONDS * 1000;
   // attempts waiting for a slot are not started now: the scheduler sends them again
   slots.close();
-  await within(env.EXECUTOR_SHUTDOWN_GRACE_SECONDS * 1000, worker.close());
+  // BullMQ's close waits for Redis to take its jobs back: with Redis down and
+  // no job in hand there is nothing to wait for.
+  await within(env.EXECUTOR_SHUTDOWN_GRACE_SECONDS * 1000, Promise.race([worker.close(), idleWithoutRedis()]));
   // the outcomes of the attempts sent, which their jobs no longer wait for
   await within(Math.max(0, graceEnds - Date.now()), deps.recordings.drain());
   // dead-letter notifications under way, in what is left of the grace period
@@ -125,5 +130,17 @@ async function shutdown(signal: string): Promise<void> {
   log.info("executor stopped");
   process.exit(0);
 }
+/** Resolves once the worker holds no job while Redis is not connected. */
+function idleWithoutRedis(): Promise<void> {
+  return new Promise((resolve) => {
+    const check = setInterval(() => {
+      if (slots.idle() && redis.status !== "ready") {
+        clearInterval(check);
+        resolve();
+      }
+    }, 100);
+  });
+}
+
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -64,6 +64,11 @@ export class AttemptSlots {
     this.onChange?.();
   }
 
+  /** Whether the worker holds no job. */
+  idle(): boolean {
+    return this.jobs === 0;
+  }
+
   /**
    * How many jobs the worker may hold now: those it holds, plus enough
    * full jobs to fill the attempt slots left (the last one may overfill
