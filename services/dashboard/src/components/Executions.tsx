@@ -1,8 +1,9 @@
 // A trigger's executions (docs/concepts.md): one row per attempt, its
 // response headers and body behind a disclosure button. Everything stored is
-// rendered as text. Times are compact here; hovering shows UTC and local.
+// rendered as text. Times are compact here: in the viewer's zone and in UTC,
+// the date left out when it is today.
 import { Fragment, useState } from "react";
-import { bytes, short } from "../lib/format";
+import { bytes } from "../lib/format";
 import type { Execution } from "../lib/types";
 import { Body, HeaderList, Time } from "./bits";
 
@@ -71,13 +72,13 @@ export function Executions({ executions }: { executions: Execution[] }) {
                     <span className={`exec-status exec-${e.status}`}>{e.status}</span>
                   </td>
                   <td>
-                    <Time iso={e.plannedAt}>{short(e.plannedAt)}</Time>
+                    <Time iso={e.plannedAt} compact />
                   </td>
                   <td>
-                    <Time iso={e.startedAt}>{short(e.startedAt)}</Time>
+                    <Time iso={e.startedAt} compact />
                   </td>
                   <td>
-                    <Time iso={e.completedAt}>{short(e.completedAt)}</Time>
+                    <Time iso={e.completedAt} compact />
                   </td>
                   <td>
                     <ResponseStatus e={e} />

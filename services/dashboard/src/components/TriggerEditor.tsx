@@ -5,7 +5,7 @@
 // gets a new date, a recurring trigger a new cron expression.
 import { type FormEvent, type ReactNode, useEffect, useId, useRef, useState } from "react";
 import { ApiError, api, errorText } from "../lib/api";
-import { describeCron, nextRuns } from "../lib/cron";
+import { describeCron, knownZone, nextRuns } from "../lib/cron";
 import { inZone, utc, viewerZone } from "../lib/format";
 import {
   bodyOf,
@@ -51,6 +51,8 @@ function described(id: string, errors: FieldErrors, name: FieldName, hint: boole
 }
 
 function CronPreview({ expr, tz }: { expr: string; tz: string }) {
+  // Without a zone no run can be placed; saying so beats the generic hint, which blames the expression.
+  if (!knownZone(tz.trim() || "UTC")) return <>Unknown time zone “{tz.trim()}”: the next runs cannot be shown. Use an IANA name such as Europe/Berlin.</>;
   const runs = expr.trim() === "" ? [] : nextRuns(expr.trim(), tz.trim() || "UTC", 3);
   if (runs.length === 0) return <>Five fields: minute hour day-of-month month day-of-week, e.g. 0 9 * * 1-5.</>;
   return (

@@ -1,18 +1,50 @@
 // Small pieces shared by the pages.
 import type { ReactNode } from "react";
-import { inZone, statusLabel, utc } from "../lib/format";
+import { inZone, short, statusLabel, utc } from "../lib/format";
 
 export function StatusBadge({ kind, status }: { kind: "job" | "generator"; status: string }) {
   return <span className={`badge status-${status}`}>{statusLabel(kind, status)}</span>;
 }
 
-/** A compact time with both renderings available: local on screen, UTC on hover and to assistive tech. */
-export function Time({ iso, children }: { iso: string | null; children?: ReactNode }) {
+/**
+ * A time in the viewer's zone and in UTC, as docs/dashboard.md promises:
+ * side by side in running text, one under the other in tables and detail
+ * lists (styles.css). `compact` is for crowded tables: the date is left
+ * out when it is today. With children (such as "5 minutes ago") only they
+ * are shown, and both times are in the hover title and to assistive tech.
+ */
+export function Time({ iso, compact = false, children }: { iso: string | null; compact?: boolean; children?: ReactNode }) {
   if (iso === null) return <span className="muted">—</span>;
+  const title = `${utc(iso)} · ${inZone(iso)}`;
+  if (children !== undefined) {
+    return (
+      <time dateTime={iso} title={title}>
+        {children}
+      </time>
+    );
+  }
   return (
-    <time dateTime={iso} title={`${utc(iso)} · ${inZone(iso)}`}>
-      {children ?? inZone(iso)}
+    <time dateTime={iso} title={title} className="both">
+      <span className="time-local">{compact ? short(iso) : inZone(iso)}</span>
+      <span className="time-sep"> · </span>
+      <span className="time-utc muted">{compact ? short(iso, "UTC") : inZone(iso, "UTC")}</span>
     </time>
+  );
+}
+
+/**
+ * An error with a Dismiss button: what an action the person took got back,
+ * which stays until they dismiss it or act again (refreshes do not clear it).
+ */
+export function ActionError({ error, onDismiss }: { error: string | null; onDismiss: () => void }) {
+  if (error === null) return null;
+  return (
+    <div className="note error dismissable" role="alert" data-testid="action-error">
+      <p className="note-text">{error}</p>
+      <button type="button" className="button small" onClick={onDismiss}>
+        Dismiss
+      </button>
+    </div>
   );
 }
 

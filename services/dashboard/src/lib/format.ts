@@ -30,7 +30,6 @@ export function shownTitle(t: { kind: "job" | "generator"; title: string | null 
   return t.kind === "generator" ? null : t.title;
 }
 
-
 export const viewerZone: string = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
 
 const pad = (n: number) => String(n).padStart(2, "0");
@@ -79,14 +78,28 @@ export function utcOffset(d: Date, timeZone: string): string {
   return name === "GMT" ? "UTC+00:00" : name.replace("GMT", "UTC");
 }
 
-const shortFormat = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" });
-const timeFormat = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+const shortFormats = new Map<string, { day: Intl.DateTimeFormat; time: Intl.DateTimeFormat; full: Intl.DateTimeFormat }>();
 
-/** A compact local time for table cells: the time alone when it is today. */
-export function short(iso: string | null, now: Date = new Date()): string {
+/**
+ * A compact time in a zone for table cells, with the zone's name: the time
+ * alone when it falls on today's date in that zone ("11:00:00 CET"), else
+ * with the day ("21 Nov, 23:30:00 UTC"). The same instant can be today in
+ * one zone and yesterday in another, so each zone decides for itself.
+ */
+export function short(iso: string | null, timeZone: string = viewerZone, now: Date = new Date()): string {
   if (iso === null) return "—";
+  let f = shortFormats.get(timeZone);
+  if (f === undefined) {
+    const clock = { hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "short" } as const;
+    f = {
+      day: new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }),
+      time: new Intl.DateTimeFormat(undefined, { timeZone, ...clock }),
+      full: new Intl.DateTimeFormat(undefined, { timeZone, month: "short", day: "numeric", ...clock }),
+    };
+    shortFormats.set(timeZone, f);
+  }
   const d = new Date(iso);
-  return d.toDateString() === now.toDateString() ? timeFormat.format(d) : shortFormat.format(d);
+  return f.day.format(d) === f.day.format(now) ? f.time.format(d) : f.full.format(d);
 }
 
 const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });

@@ -167,6 +167,8 @@ export function fieldOfMessage(message: string, mode: ScheduleMode): FieldName {
     [/^Title too long/, "title"],
     [/^Custom key too long/, "customKey"],
     [/^(Invalid date|Unknown pipe operation|Invalid duration)/, "at"],
+    // The API reports a bad zone as a cron error too; it belongs to the zone's own field.
+    [/^Invalid cron expression: (unknown|missing) time zone/, mode === "cron" ? "tz" : "at"],
     [/^Invalid cron expression/, mode === "cron" ? "cronExpr" : "at"],
     [/^Invalid method/, "method"],
     [/^(Invalid header name|Header .* cannot be stored|Invalid value for header|headers)/, "headers"],

@@ -7,7 +7,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { BulkDeadLetters } from "../components/BulkDeadLetters";
 import { ConfirmDialog } from "../components/ConfirmDialog";
-import { ErrorNote, Notice, StatusBadge, Time } from "../components/bits";
+import { ActionError, ErrorNote, Notice, StatusBadge, Time } from "../components/bits";
 import { api, errorText } from "../lib/api";
 import { REFRESH_MS, usePolling } from "../lib/polling";
 import { Link } from "../lib/router";
@@ -24,7 +24,11 @@ export function DeadLetters() {
   const [rows, setRows] = useState<Execution[] | null>(null);
   const [cursor, setCursor] = useState<string | null>(null);
   const [triggers, setTriggers] = useState<ReadonlyMap<string, Trigger>>(new Map());
-  const [error, setError] = useState<string | null>(null);
+  // A failed load is cleared by the next refresh that works; the API's
+  // refusal of a Replay now stays until dismissed or replaced by the next
+  // action's outcome, so the refresh every few seconds cannot wipe it.
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [actionError, setActionError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [replaying, setReplaying] = useState<Execution | null>(null);
   const [loadingMore, setLoadingMore] = useState(false);
@@ -60,10 +64,10 @@ export function DeadLetters() {
       const page = await api.deadLetters(limit, null);
       setRows((old) => (old === null || old.length <= limit ? page.executions : [...page.executions, ...old.slice(limit)]));
       if (shown.current <= 500) setCursor(page.nextCursor);
-      setError(null);
+      setLoadError(null);
       await lookUp(page.executions.map((e) => e.triggerId));
     } catch (e) {
-      setError(errorText(e));
+      setLoadError(errorText(e));
     }
   }, [lookUp]);
 
@@ -78,7 +82,7 @@ export function DeadLetters() {
       setCursor(page.nextCursor);
       await lookUp(page.executions.map((e) => e.triggerId));
     } catch (e) {
-      setError(errorText(e));
+      setLoadError(errorText(e));
     } finally {
       setLoadingMore(false);
     }
@@ -86,18 +90,19 @@ export function DeadLetters() {
 
   const replay = async (e: Execution) => {
     setNotice(null);
+    setActionError(null);
     try {
       const { execution } = await api.replay(e.triggerId);
-      setError(null);
       setNotice(`Replay now: attempt ${execution.attemptNumber} of the trigger is queued.`);
     } catch (err) {
-      setError(`Replay now failed: ${errorText(err)}`);
+      setActionError(`Replay now failed: ${errorText(err)}`);
     }
     await lookUp([e.triggerId], true);
   };
 
   /** After a bulk action: its message, the list again, and every trigger on screen looked up afresh. */
   const bulkDone = async (message: string) => {
+    setActionError(null);
     setNotice(message);
     await refresh();
     await lookUp([...known.current.keys()], true);
@@ -112,7 +117,8 @@ export function DeadLetters() {
         </p>
       </div>
       <Notice text={notice} />
-      <ErrorNote error={error} />
+      <ActionError error={actionError} onDismiss={() => setActionError(null)} />
+      <ErrorNote error={loadError} />
       <BulkDeadLetters onDone={bulkDone} />
       {rows === null ? (
         <p className="muted">Loading…</p>

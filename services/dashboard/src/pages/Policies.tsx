@@ -1,16 +1,23 @@
 // Tag policies (docs/api/tag-policies.md): list, create, edit, pause or
-// resume, delete. The form itself is components/PolicyEditor.tsx.
+// resume, delete. The list refreshes like the others (lib/polling.ts), so a
+// policy changed elsewhere shows up. The form itself is
+// components/PolicyEditor.tsx.
 import { useCallback, useEffect, useRef, useState } from "react";
 import { ConfirmDialog } from "../components/ConfirmDialog";
-import { ErrorNote, Notice, Time } from "../components/bits";
+import { ActionError, ErrorNote, Notice, Time } from "../components/bits";
 import { type Editing, PolicyEditor } from "../components/PolicyEditor";
 import { api, errorText } from "../lib/api";
 import { summary } from "../lib/policy-form";
+import { usePolling } from "../lib/polling";
 import type { TagPolicy } from "../lib/types";
 
 export function Policies() {
   const [policies, setPolicies] = useState<TagPolicy[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  // A failed load is cleared by the next refresh that works; the API's
+  // refusal of Pause, Resume or Delete stays until dismissed or replaced by
+  // the next action's outcome, so the refresh that follows cannot wipe it.
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [actionError, setActionError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [editing, setEditing] = useState<Editing | null>(null);
   const [deleting, setDeleting] = useState<TagPolicy | null>(null);
@@ -24,18 +31,17 @@ export function Policies() {
   const load = useCallback(async () => {
     try {
       setPolicies((await api.policies()).tagPolicies);
-      setError(null);
+      setLoadError(null);
     } catch (e) {
-      setError(errorText(e));
+      setLoadError(errorText(e));
     }
   }, []);
 
-  useEffect(() => {
-    void load();
-  }, [load]);
+  usePolling(load, [load]);
 
   const saved = async (p: TagPolicy, created: boolean) => {
     setEditing(null);
+    setActionError(null);
     setNotice(created ? `Policy for “${p.tag}” saved.` : `Changes to “${p.tag}” saved.`);
     await load();
     newButton.current?.focus();
@@ -43,12 +49,12 @@ export function Policies() {
 
   const remove = async (p: TagPolicy) => {
     setNotice(null);
+    setActionError(null);
     try {
       await api.deletePolicy(p.id);
       setNotice(`Policy for “${p.tag}” deleted. Triggers keep the tag and lose its limits from their next attempt.`);
-      setError(null);
     } catch (e) {
-      setError(`Deleting “${p.tag}” failed: ${errorText(e)}`);
+      setActionError(`Deleting “${p.tag}” failed: ${errorText(e)}`);
     }
     await load();
   };
@@ -56,6 +62,7 @@ export function Policies() {
   const togglePause = async (p: TagPolicy) => {
     const pausing = p.paused !== true;
     setNotice(null);
+    setActionError(null);
     setToggling(p.id);
     try {
       await api.setPaused(p.id, pausing);
@@ -64,9 +71,8 @@ export function Policies() {
           ? `“${p.tag}” is paused: its triggers wait, queued, until it is resumed.`
           : `“${p.tag}” is resumed: waiting triggers go out oldest first, within its limits.`,
       );
-      setError(null);
     } catch (e) {
-      setError(`${pausing ? "Pausing" : "Resuming"} “${p.tag}” failed: ${errorText(e)}`);
+      setActionError(`${pausing ? "Pausing" : "Resuming"} “${p.tag}” failed: ${errorText(e)}`);
     }
     await load();
     setToggling(null);
@@ -82,6 +88,7 @@ export function Policies() {
           className="button primary"
           onClick={() => {
             setNotice(null);
+            setActionError(null);
             setEditing({ mode: "create" });
           }}
           disabled={editing?.mode === "create"}
@@ -91,7 +98,8 @@ export function Policies() {
       </div>
       <p className="muted">Limits, a timeout and retries for every trigger that carries a tag.</p>
       <Notice text={notice} />
-      <ErrorNote error={error} />
+      <ActionError error={actionError} onDismiss={() => setActionError(null)} />
+      <ErrorNote error={loadError} />
 
       {editing && (
         <PolicyEditor
@@ -132,6 +140,7 @@ export function Policies() {
                     className="button small"
                     onClick={() => {
                       setNotice(null);
+                      setActionError(null);
                       setEditing({ mode: "edit", policy: p });
                       window.scrollTo({ top: 0 });
                     }}

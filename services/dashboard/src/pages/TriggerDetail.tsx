@@ -9,7 +9,7 @@ import { ConfirmDialog } from "../components/ConfirmDialog";
 import { Executions } from "../components/Executions";
 import { TriggerEditor } from "../components/TriggerEditor";
 import { bodyIsText, canCancel, canEdit, TriggerManage } from "../components/TriggerManage";
-import { Body, ErrorNote, HeaderList, Notice, StatusBadge, Tags, Time } from "../components/bits";
+import { ActionError, Body, ErrorNote, HeaderList, Notice, StatusBadge, Tags, Time } from "../components/bits";
 import { ApiError, api, errorText } from "../lib/api";
 import { describeCron, nextRuns } from "../lib/cron";
 import { flash, takeFlash } from "../lib/flash";
@@ -154,7 +154,12 @@ function Instances({ generatorId }: { generatorId: string }) {
 export function TriggerDetail({ id }: { id: string }) {
   const [data, setData] = useState<{ trigger: Trigger; executions: Execution[] } | null>(null);
   const [missing, setMissing] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  // Two kinds of error, kept apart: a failed load is cleared by the next
+  // refresh that works, while the API's refusal of an action (Cancel
+  // trigger, Replay now, Retry now) stays until dismissed or replaced by
+  // the next action's outcome, so a refresh right after it cannot wipe it.
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [actionError, setActionError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<Action | null>(null);
   const [editing, setEditing] = useState(false);
@@ -165,10 +170,10 @@ export function TriggerDetail({ id }: { id: string }) {
   const load = useCallback(async () => {
     try {
       setData(await api.trigger(id));
-      setError(null);
+      setLoadError(null);
     } catch (e) {
       if (e instanceof ApiError && e.status === 404) setMissing(true);
-      else setError(errorText(e));
+      else setLoadError(errorText(e));
     }
   }, [id]);
 
@@ -187,19 +192,19 @@ export function TriggerDetail({ id }: { id: string }) {
 
   const act = async (action: Action) => {
     setNotice(null);
+    setActionError(null);
     try {
       const { execution } = action === "replay" ? await api.replay(id) : await api.retry(id);
-      setError(null);
       setNotice(`${ACTIONS[action].label}: attempt ${execution.attemptNumber} is queued.`);
     } catch (e) {
-      setError(`${ACTIONS[action].label} failed: ${errorText(e)}`);
+      setActionError(`${ACTIONS[action].label} failed: ${errorText(e)}`);
     }
     await load();
   };
 
   const saved = async (r: ScheduleResult) => {
     setEditing(false);
-    setError(null);
+    setActionError(null);
     // As on /schedule, a custom key held by another pending trigger makes that one the trigger edited.
     if (r.triggerId !== id) {
       flash("Saved to the pending trigger holding this custom key, which was updated instead.");
@@ -214,7 +219,7 @@ export function TriggerDetail({ id }: { id: string }) {
 
   const cancelled = async (problem: string | null) => {
     setNotice(problem === null ? "Trigger cancelled. It will not be sent." : null);
-    setError(problem === null ? null : `Cancelling failed: ${problem}`);
+    setActionError(problem === null ? null : `Cancelling failed: ${problem}`);
     setEditing(false);
     setVersion((v) => v + 1);
     await load();
@@ -234,7 +239,7 @@ export function TriggerDetail({ id }: { id: string }) {
     return (
       <section aria-busy="true">
         <p className="muted">Loading trigger…</p>
-        <ErrorNote error={error} />
+        <ErrorNote error={loadError} />
       </section>
     );
   }
@@ -288,7 +293,8 @@ export function TriggerDetail({ id }: { id: string }) {
       </div>
 
       <Notice text={notice} />
-      <ErrorNote error={error} />
+      <ActionError error={actionError} onDismiss={() => setActionError(null)} />
+      <ErrorNote error={loadError} />
 
       {editing && canEdit(t) && bodyIsText(t) && (
         <TriggerEditor

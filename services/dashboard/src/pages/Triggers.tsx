@@ -32,6 +32,21 @@ function queryOf(f: TriggerFilter): string {
   return text ? `?${text}` : "";
 }
 
+const KIND_FILTERS = [
+  { value: "job", label: "One-shot and instances" },
+  { value: "generator", label: "Recurring" },
+];
+
+/**
+ * A value from the URL that is not one of the choices (?status=bogus), as
+ * an option of its own: the API's refusal shows below, and the select
+ * should show what was asked for rather than read "Any".
+ */
+function Unknown({ value, known }: { value: string | undefined; known: Array<{ value: string }> }) {
+  if (!value || known.some((k) => k.value === value)) return null;
+  return <option value={value}>{`${value} (unknown)`}</option>;
+}
+
 function When({ t }: { t: Trigger }) {
   if (t.kind === "generator") return <span>{t.cronExpr ? describeCron(t.cronExpr, t.tz) : "—"}</span>;
   return (
@@ -117,9 +132,14 @@ export function Triggers() {
   }, [key]);
 
   const apply = (f: TriggerFilter) => navigate(`/triggers${queryOf(f)}`);
+  /** The whole form as it reads now, typed text included, with `change` on top. */
+  const applyDraft = (change: TriggerFilter = {}) => {
+    const f = { ...draft, ...change };
+    apply({ ...f, tag: f.tag?.trim(), customKey: f.customKey?.trim() });
+  };
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    apply({ ...draft, tag: draft.tag?.trim(), customKey: draft.customKey?.trim() });
+    applyDraft();
   };
   const setField = (k: keyof TriggerFilter, v: string) => setDraft((d) => ({ ...d, [k]: v }));
   const filtered = Object.keys(filter).length > 0;
@@ -158,8 +178,10 @@ export function Triggers() {
       <form className="filters card" onSubmit={submit} aria-label="Filter triggers">
         <div className="field">
           <label htmlFor="f-status">Status</label>
-          <select id="f-status" value={draft.status ?? ""} onChange={(e) => apply({ ...filter, status: e.target.value })}>
+          {/* A choice applies the whole form, so a tag typed but not yet applied is kept. */}
+          <select id="f-status" value={draft.status ?? ""} onChange={(e) => applyDraft({ status: e.target.value })}>
             <option value="">Any status</option>
+            <Unknown value={draft.status} known={STATUS_FILTERS} />
             {STATUS_FILTERS.map((s) => (
               <option key={s.value} value={s.value}>
                 {s.label}
@@ -169,10 +191,14 @@ export function Triggers() {
         </div>
         <div className="field">
           <label htmlFor="f-kind">Kind</label>
-          <select id="f-kind" value={draft.kind ?? ""} onChange={(e) => apply({ ...filter, kind: e.target.value })}>
+          <select id="f-kind" value={draft.kind ?? ""} onChange={(e) => applyDraft({ kind: e.target.value })}>
             <option value="">Any kind</option>
-            <option value="job">One-shot and instances</option>
-            <option value="generator">Recurring</option>
+            <Unknown value={draft.kind} known={KIND_FILTERS} />
+            {KIND_FILTERS.map((k) => (
+              <option key={k.value} value={k.value}>
+                {k.label}
+              </option>
+            ))}
           </select>
         </div>
         <div className="field">

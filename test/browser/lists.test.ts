@@ -1,0 +1,115 @@
+// The dashboard's lists in a real browser, on rows written straight to the
+// tables (the api alone, nothing moves them on): the trigger filters keep
+// what was typed when a choice is picked, and a filter value the API refuses
+// shows as what it is; Tag policies refreshes by itself like the other
+// lists; and times in the lists show both the viewer's zone and UTC
+// (docs/dashboard.md). The viewer is in Europe/Berlin (browser.ts).
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createUser } from "@ttr/db";
+import { startApi, type TestApi } from "../support/api.js";
+import { seedExecution, seedTrigger } from "../support/session.js";
+import { type Browser, openBrowser, signInPage, waitText } from "./browser.js";
+
+let api: TestApi;
+let browser: Browser;
+let page: Page;
+const email = "lists@example.com";
+const password = "lists password 1";
+const T = 60_000;
+const dashboard = (p = "") => `${api.base}/dashboard${p}`;
+const row = (id: string) => page.locator(`[data-testid=trigger-row][data-id="${id}"]`);
+
+/** 10:00 UTC on 15 January 2099 is 11:00 in Berlin (standard time). */
+const JANUARY = new Date("2099-01-15T10:00:00Z");
+const ids: Record<string, string> = {};
+
+beforeAll(async () => {
+  api = await startApi();
+  ids.later = await seedTrigger(api, api.projectId, { title: "Much later", tags: ["states"], scheduledAt: JANUARY, createdAt: JANUARY });
+  ids.done = await seedTrigger(api, api.projectId, { status: "completed", title: "Done", tags: ["states"], attempts: 1 });
+  ids.other = await seedTrigger(api, api.projectId, { status: "completed", title: "Done elsewhere", tags: ["elsewhere"], attempts: 1 });
+  await createUser(api.db, api.projectId, email, password);
+  browser = await openBrowser();
+  page = browser.page;
+  await signInPage(page, api.base, email, password, "test");
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await api?.close();
+});
+
+describe("the dashboard's lists", () => {
+  it("picking a status or kind keeps a tag typed but not yet applied, and applies it with the choice", async () => {
+    await page.goto(dashboard("/triggers"));
+    await row(ids.other!).waitFor();
+    await page.getByLabel("Tag", { exact: true }).fill("states");
+    await page.getByLabel("Status").selectOption("completed");
+    await page.waitForURL(/status=completed/);
+    expect(new URL(page.url()).searchParams.get("tag")).toBe("states");
+    expect(await page.getByLabel("Tag", { exact: true }).inputValue()).toBe("states");
+    await row(ids.other!).waitFor({ state: "detached" });
+    await row(ids.done!).waitFor();
+    expect(await page.locator("[data-testid=trigger-row]").count()).toBe(1);
+
+    await page.getByLabel("Custom key").fill("none-such");
+    await page.getByLabel("Kind").selectOption("job");
+    await page.waitForURL(/kind=job/);
+    expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ status: "completed", tag: "states", kind: "job", customKey: "none-such" });
+  }, T);
+
+  it("a status or kind the API refuses shows in its select as unknown, not as Any", async () => {
+    await page.goto(dashboard("/triggers?status=bogus&kind=odd"));
+    await waitText(page.getByRole("alert"), "Invalid");
+    const selected = (label: string) => page.getByLabel(label).evaluate((s: HTMLSelectElement) => s.selectedOptions[0]?.textContent);
+    expect(await page.getByLabel("Status").inputValue()).toBe("bogus");
+    expect(await selected("Status")).toBe("bogus (unknown)");
+    expect(await page.getByLabel("Kind").inputValue()).toBe("odd");
+    expect(await selected("Kind")).toBe("odd (unknown)");
+    // picking a real one leaves the unknown behind
+    await page.getByLabel("Status").selectOption("completed");
+    await page.getByLabel("Kind").selectOption("");
+    await page.waitForURL((u) => u.search === "?status=completed");
+    expect(await page.getByLabel("Status").locator("option", { hasText: "unknown" }).count()).toBe(0);
+  }, T);
+
+  it("Tag policies shows a policy made elsewhere without a reload", async () => {
+    await page.goto(dashboard("/tag-policies"));
+    await page.getByText("No tag policies yet.").waitFor();
+    const made = await api.call("POST", "/tag-policies", { "ttr-api-key": api.apiKey, "Content-Type": "application/json" }, JSON.stringify({ tag: "late", maxConcurrent: 1 }));
+    expect(made.status, made.text).toBe(200);
+    // the list refreshes every 5 s
+    await page.locator('[data-testid=policy][data-tag="late"]').waitFor({ timeout: 8000 });
+  }, T);
+
+  it("times in the trigger list, the execution rows and the dead letters show the viewer's zone and UTC", async () => {
+    await page.goto(dashboard("/triggers"));
+    const cells = row(ids.later!).locator("td");
+    await cells.first().waitFor();
+    for (const column of [4, 5]) {
+      const text = await cells.nth(column).textContent();
+      expect(text).toContain("15 Jan 2099, 11:00:00 CET");
+      expect(text).toContain("15 Jan 2099, 10:00:00 UTC");
+      expect(await cells.nth(column).locator(".time-utc").isVisible()).toBe(true);
+    }
+    await browser.screenshot("62-list-times");
+
+    // Executions: compact, the date left out when it is today in that zone.
+    const at = new Date(Date.now() - 60_000);
+    await seedExecution(api, api.projectId, ids.done!, { attemptNumber: 1, plannedAt: JANUARY, startedAt: at, completedAt: at, responseStatus: 500, isDeadLetter: true });
+    await page.goto(dashboard(`/triggers/${ids.done}`));
+    const execution = page.locator("[data-testid=execution-row]").locator("td");
+    await execution.first().waitFor();
+    expect(await execution.nth(3).textContent()).toBe("15 Jan, 11:00:00 CET · 15 Jan, 10:00:00 UTC");
+    for (const column of [4, 5]) expect(await execution.nth(column).textContent()).toMatch(/^(\d\d:\d\d:\d\d|\d+ \w+, \d\d:\d\d:\d\d) CES?T · (\d\d:\d\d:\d\d|\d+ \w+, \d\d:\d\d:\d\d) UTC$/);
+    await browser.screenshot("63-execution-times");
+
+    await page.goto(dashboard("/dead-letters"));
+    const failed = page.locator(`[data-testid=dead-letter-row][data-trigger="${ids.done}"] td`).first();
+    await failed.waitFor();
+    expect(await failed.textContent()).toMatch(/^\d+ \w+ \d{4}, \d\d:\d\d:\d\d CES?T · \d+ \w+ \d{4}, \d\d:\d\d:\d\d UTC$/);
+    await browser.screenshot("64-dead-letter-times");
+    expect(browser.problems).toEqual([]);
+  }, T);
+});
