@@ -1,8 +1,10 @@
 // docs/quota.md: a /schedule call that took its quota unit and then stored
 // nothing, because its write never reached PostgreSQL, gives the unit back.
 // Here the edit's transaction goes to a port where nothing listens (a pool
-// of its own), while the quota's statements reach the real PostgreSQL.
-import { createDb, createPgRunner, createProject, type Db, isDatabaseUnavailable, mayHaveCommitted, type PgRunner, projectUsage } from "@ttr/db";
+// of its own), while the quota's statements reach the real PostgreSQL. A
+// plain one-shot whose INSERT lost its answer answers 503 and gives its unit
+// back once its row is known not to be stored.
+import { createDb, createPgRunner, createProject, type Db, isDatabaseUnavailable, mayHaveCommitted, type PgRunner, projectUsage, sql } from "@ttr/db";
 import { createLogger, freePort } from "@ttr/platform";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
@@ -61,3 +63,38 @@ it("a write that could not reach PostgreSQL fails as unavailable and gives its u
   expect(answer.monthQuotaRemaining).toBe(9);
   expect(await used()).toBe(1);
 });
+
+it("a plain one-shot whose INSERT lost its answer answers 503, and its unit comes back once its row is known not to be stored", async () => {
+  const log = createLogger("api", "error");
+  const reset = () => Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" });
+  const insert = sql("insert_one_shots");
+  const look = sql("existing_trigger_ids");
+  // The first INSERT commits and loses its answer; the other never arrives.
+  // Every look for the rows fails until the calls have answered 503.
+  let inserts = 0;
+  let answered = false;
+  const flaky = {
+    ...pg,
+    $executeRawUnsafe: async (q: string, ...v: unknown[]) => {
+      if (q !== insert) return pg.$executeRawUnsafe(q, ...v);
+      if (inserts++ === 0) await pg.$executeRawUnsafe(q, ...v);
+      throw reset();
+    },
+    $queryRawUnsafe: (q: string, ...v: unknown[]) => (q === look && !answered ? Promise.reject(reset()) : pg.$queryRawUnsafe(q, ...v)),
+  } as unknown as PgRunner;
+  const s = new Scheduling({ db, pg: flaky, log });
+  const plain = { ...ask("unused"), customKey: undefined };
+  const before = (await used()) ?? 0;
+  const errs = await Promise.all([0, 1].map(async (i) => {
+    await new Promise((r) => setTimeout(r, i * 100)); // one batch each
+    return s.schedule(plain, async () => ({ id: projectId }), new Date()).then(() => null, (e: unknown) => e);
+  }));
+  for (const err of errs) expect(isDatabaseUnavailable(err) && mayHaveCommitted(err), String(err)).toBe(true);
+  // the row that was stored can be removed (and its unit given back) at once; the other is looked for now
+  answered = true;
+  const deadline = Date.now() + 5000;
+  while ((await used()) !== before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  expect(await used()).toBe(before);
+  const [stored] = await db.$queryRawUnsafe<Array<{ n: number }>>("SELECT count(*)::int AS n FROM triggers WHERE project_id = $1::uuid AND custom_key IS NULL", projectId);
+  expect(stored?.n).toBe(0);
+}, 20_000);

@@ -36,13 +36,11 @@ export function isPlainOneShot(call: ScheduleCall): call is PlainOneShotCall {
   return call.when.kind === "once" && call.customKey === null && call.triggerId === null;
 }
 
-export async function applyPlainOneShot(
-  inserts: OneShotInserts,
-  call: PlainOneShotCall,
-): Promise<ScheduleResult> {
+/** `forgotten`: run when the call answered 503 and its row turned out not to be stored (OneShotInserts). */
+export async function applyPlainOneShot(inserts: OneShotInserts, call: PlainOneShotCall, forgotten?: () => Promise<void>): Promise<ScheduleResult> {
   const scheduledAt = call.when.at;
   const row = { projectId: call.projectId, status: oneShotStatus(call.when, call.now, call.runMissed), scheduledAt, request: call.request };
-  const triggerId = await inserts.insert(row, call.now.getTime());
+  const triggerId = await inserts.insert(row, call.now.getTime(), forgotten);
   return { triggerId, scheduledAt, operation: "schedule", kind: "job" };
 }
 

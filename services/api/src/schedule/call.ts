@@ -92,10 +92,13 @@ export class Scheduling {
       runMissed: ask.runMissed,
       request: { title: ask.title, url: ask.url, method: ask.method, headers: ask.headers, body: ask.body, tags: ask.tags, source: "schedule" },
     };
-    const result = await this.write(call).catch(async (err: unknown) => {
-      // Storage failed before the write was sent: nothing is stored, and the
-      // 503 this becomes does not cost the caller a unit.
-      if (isDatabaseUnavailable(err) && !mayHaveCommitted(err)) await this.giveBack(project.id, month);
+    // A 503 costs the caller no unit when nothing is stored: given back at
+    // once when storage failed before the write was sent, or, for a plain
+    // one-shot whose write may have committed, once its row is known not
+    // to be stored (removed before it was sent, or never committed).
+    const giveBack = () => this.giveBack(project.id, month);
+    const result = await this.write(call, giveBack).catch(async (err: unknown) => {
+      if (isDatabaseUnavailable(err) && !mayHaveCommitted(err)) await giveBack();
       throw err;
     });
     return {
@@ -107,8 +110,8 @@ export class Scheduling {
     };
   }
 
-  private write(call: ScheduleCall) {
-    if (isPlainOneShot(call)) return applyPlainOneShot(this.inserts, call);
+  private write(call: ScheduleCall, forgotten: () => Promise<void>) {
+    if (isPlainOneShot(call)) return applyPlainOneShot(this.inserts, call, forgotten);
     // Edits and recurring triggers: one transaction on the request pool,
     // less than half the api CPU per call of Prisma's interactive
     // transaction (test/bench/HISTORY.md, 123 and 124), and bounded in time

@@ -27,10 +27,11 @@ const RETRY_EVERY_MS = 200;
 /** How long the row of a call answered 503 is looked for afterwards, to be removed. */
 const FORGET_FOR_MS = 10 * 60_000;
 
-/** A row to write, and when its call's answer is due (ms). */
+/** A row to write, when its call's answer is due (ms), and what to do once it is known never to be sent after a 503. */
 interface Pending {
   row: NewOneShot;
   deadline: number;
+  forgotten?: () => Promise<void>;
 }
 
 export class OneShotInserts {
@@ -51,10 +52,15 @@ export class OneShotInserts {
     );
   }
 
-  /** Writes the trigger and answers its new id; `requestedAt` (ms) bounds how long an outage is waited out. */
-  async insert(row: Omit<NewOneShot, "id">, requestedAt: number): Promise<string> {
+  /**
+   * Writes the trigger and answers its new id; `requestedAt` (ms) bounds
+   * how long an outage is waited out. When the call answers 503 although
+   * its write may have committed, `forgotten` is run once the row is known
+   * not to be stored (never committed, or removed before it was sent).
+   */
+  async insert(row: Omit<NewOneShot, "id">, requestedAt: number, forgotten?: () => Promise<void>): Promise<string> {
     const id = newId();
-    await this.batcher.call({ row: { ...row, id }, deadline: requestedAt + SETTLE_MS });
+    await this.batcher.call({ row: { ...row, id }, deadline: requestedAt + SETTLE_MS, forgotten });
     return id;
   }
 
@@ -65,7 +71,7 @@ export class OneShotInserts {
     } catch (err) {
       if (!mayHaveCommitted(err)) throw err;
       if (!(await this.settle(rows, Math.min(...items.map((i) => i.deadline))))) {
-        void this.forget(rows.map((r) => r.id));
+        void this.forget(items);
         throw err;
       }
     }
@@ -90,14 +96,20 @@ export class OneShotInserts {
     return false;
   }
 
-  /** After a 503: removes the rows once PostgreSQL answers, if the cut-off write had committed. */
-  private async forget(ids: string[]): Promise<void> {
+  /**
+   * After a 503: removes the rows once PostgreSQL answers, if the cut-off
+   * write had committed. A row that is not stored then (removed, or never
+   * committed) runs its `forgotten`: its call's quota unit is given back.
+   */
+  private async forget(items: Pending[]): Promise<void> {
+    const ids = items.map((i) => i.row.id);
     for (const until = Date.now() + FORGET_FOR_MS; Date.now() < until; await sleep(RETRY_EVERY_MS)) {
       try {
         const removed = await forgetTriggers(this.db, ids);
         for (const id of removed) this.log.warn("removed a trigger whose /schedule call had answered 503", { triggerId: id });
         const left = ids.length > removed.size ? await existingTriggerIds(this.db, ids) : new Set<string>();
         for (const id of left) if (!removed.has(id)) this.log.warn("a trigger whose /schedule call had answered 503 was already being sent", { triggerId: id });
+        for (const item of items) if (removed.has(item.row.id) || !left.has(item.row.id)) await item.forgotten?.();
         return;
       } catch (err) {
         if (!isDatabaseUnavailable(err)) {
