@@ -112,8 +112,13 @@ export const MAX_EFFECTIVE_WINDOW_SECONDS = 30 * 86400;
  * seconds, so a millisecond of slack decides nothing else.
  */
 const STRETCH_SLACK_SECONDS = 0.001;
-/** The integer columns are 32-bit; the bounded fields never get near this. */
-const MAX_STORED_INTEGER = 2_147_483_647;
+/**
+ * The integer columns are 32-bit. The bounded fields never get near this;
+ * maxConcurrent and retryMaxAttempts have no upper bound, and a value past
+ * it is stored as it: no tag can have that many attempts in flight, nor a
+ * trigger that many attempts.
+ */
+export const MAX_STORED_INTEGER = 2_147_483_647;
 const MAX_DELAY_SECONDS = 86400;
 export const MAX_NOTIFY_URL_LENGTH = 2048;
 
@@ -141,13 +146,6 @@ export function effectiveWindowSeconds(windowSeconds: number, rate: number): num
 /** Any JSON number, including the ±Infinity of an overflowing literal; ranges are stage 2's. */
 const jsonNumber = () => Joi.number().unsafe().allow(Infinity, -Infinity);
 /**
- * maxConcurrent and retryMaxAttempts have no upper bound (docs/api/tag-policies.md), so a
- * value past the stored integer's range (1e10, or 1e400 read as Infinity)
- * cannot be an integer of that field: a wrong type, like a string.
- */
-const unboundedInteger = () => Joi.number().unsafe().allow(-Infinity).max(MAX_STORED_INTEGER);
-
-/**
  * joi drops a `__proto__` key silently where JSON.parse keeps it as an own
  * key; it is no window either, so the original object is checked too.
  */
@@ -158,12 +156,12 @@ const FIELDS = {
   // "" is a value for stage 2 (message 1), not a format error
   tag: Joi.string().allow(""),
   throughput: Joi.object().pattern(WINDOW_KEY, jsonNumber()).custom(onlyWindowKeys).allow(null),
-  maxConcurrent: unboundedInteger().allow(null),
+  maxConcurrent: jsonNumber().allow(null),
   requestTimeoutSeconds: jsonNumber().allow(null),
   retryStrategy: Joi.string().valid("none", "fixed", "exponential"),
   retryInitialDelaySeconds: jsonNumber().allow(null),
   retryMaxDelaySeconds: jsonNumber().allow(null),
-  retryMaxAttempts: unboundedInteger().allow(null),
+  retryMaxAttempts: jsonNumber().allow(null),
   retryJitter: Joi.boolean(),
   retryOn: Joi.string().valid("network_only", "5xx_and_network", "non_2xx"),
   // the delivery extras: the booleans cannot be null (like retryJitter), the URL can be cleared
@@ -268,6 +266,8 @@ const sent = <T>(value: T | undefined, kept: T): T => (value === undefined ? kep
 
 /** docs/api/tag-policies.md: integer fields are stored rounded down; rates keep their decimals. `+ 0` turns a sent -0 into 0. */
 const floor = (value: number | null): number | null => (value === null ? null : Math.floor(value) + 0);
+/** An unbounded integer field, rounded down, at most MAX_STORED_INTEGER (1e12 and 1e400, read as Infinity, included). */
+const floorAtMost = (value: number | null): number | null => (value === null ? null : Math.min(floor(value)!, MAX_STORED_INTEGER));
 
 /**
  * Checks a POST body (`current` null) or a PUT body against the policy it
@@ -324,10 +324,10 @@ export function checkPolicy(body: PolicyBody, current: PolicySettings | null): P
     ...rest,
     ...setExtras(next),
     throughput: next.throughput !== null && Object.keys(next.throughput).length > 0 ? { ...next.throughput } : null,
-    maxConcurrent: floor(next.maxConcurrent),
+    maxConcurrent: floorAtMost(next.maxConcurrent),
     requestTimeoutSeconds: floor(next.requestTimeoutSeconds),
     retryInitialDelaySeconds: floor(next.retryInitialDelaySeconds),
     retryMaxDelaySeconds: floor(next.retryMaxDelaySeconds),
-    retryMaxAttempts: floor(next.retryMaxAttempts),
+    retryMaxAttempts: floorAtMost(next.retryMaxAttempts),
   };
 }

@@ -114,6 +114,14 @@ describe("POST /tag-policies", () => {
     const p = await post({ tag: "rounding", maxConcurrent: 2.7, requestTimeoutSeconds: 1.99, retryStrategy: "fixed", retryInitialDelaySeconds: 0.5, retryMaxDelaySeconds: 10.9, retryMaxAttempts: 3.999, throughput: { "1m": 2.75, "1h": 0.125 } });
     expect(p).toMatchObject({ maxConcurrent: 2, requestTimeoutSeconds: 1, retryInitialDelaySeconds: 0, retryMaxDelaySeconds: 10, retryMaxAttempts: 3, throughput: { "1m": 2.75, "1h": 0.125 } });
   });
+
+  it("stores maxConcurrent and retryMaxAttempts past 2,147,483,647 (1e400 included) as 2,147,483,647, a limit no tag reaches", async () => {
+    // 1e400 is a JSON number that reads as Infinity
+    const res = await api.call("POST", "/tag-policies", headers(), '{"tag":"huge","maxConcurrent":3000000000,"retryStrategy":"fixed","retryInitialDelaySeconds":1,"retryMaxAttempts":1e400}');
+    expect(res.status).toBe(200);
+    expect(res.json().tagPolicy).toMatchObject({ maxConcurrent: 2147483647, retryMaxAttempts: 2147483647 });
+    expect((await post({ tag: "huge", maxConcurrent: 2147483647.5 })).maxConcurrent).toBe(2147483647);
+  });
 });
 
 describe("throughput windows (docs/api/tag-policies.md, throughput)", () => {
