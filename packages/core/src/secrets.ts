@@ -17,11 +17,6 @@ export function sha256Hex(value: string): string {
   return createHash("sha256").update(value, "utf8").digest("hex");
 }
 
-/** What is shown of a key in listings: enough to tell keys apart, useless to an attacker. */
-export function keyDisplayPrefix(key: string): string {
-  return key.slice(0, API_KEY_PREFIX.length + 6);
-}
-
 /**
  * One of the scrypt settings OWASP's password storage guidance lists as its
  * minimum (N=2^17 r=8 p=1, or the same work as 2^16/8/2, 2^15/8/3, 2^14/8/5,

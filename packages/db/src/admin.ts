@@ -1,6 +1,6 @@
 // Projects, API keys and dashboard users: the admin CLI's writes (docs/cli.md)
 // and the demo seed of `npm start`.
-import { hashPassword, keyDisplayPrefix, newApiKey, sha256Hex } from "@ttr/core";
+import { hashPassword, newApiKey, sha256Hex } from "@ttr/core";
 import type { Db } from "./client.js";
 
 /** The largest monthly quota a project can hold (a PostgreSQL integer). */
@@ -24,7 +24,7 @@ export function defaultMonthlyQuota(env: Record<string, string | undefined>): nu
 export async function createProject(db: Db, name: string, monthlyQuota: number): Promise<{ projectId: string; apiKey: string }> {
   const apiKey = newApiKey();
   const project = await db.project.create({
-    data: { name, monthlyQuota, apiKeys: { create: { keyHash: sha256Hex(apiKey), prefix: keyDisplayPrefix(apiKey) } } },
+    data: { name, monthlyQuota, apiKeys: { create: { keyHash: sha256Hex(apiKey) } } },
   });
   return { projectId: project.id, apiKey };
 }
@@ -36,7 +36,7 @@ export async function setProjectQuota(db: Db, projectId: string, monthlyQuota: n
 
 export async function createApiKey(db: Db, projectId: string): Promise<{ apiKeyId: string; apiKey: string }> {
   const apiKey = newApiKey();
-  const row = await db.apiKey.create({ data: { projectId, keyHash: sha256Hex(apiKey), prefix: keyDisplayPrefix(apiKey) } });
+  const row = await db.apiKey.create({ data: { projectId, keyHash: sha256Hex(apiKey) } });
   return { apiKeyId: row.id, apiKey };
 }
 
