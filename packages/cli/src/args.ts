@@ -8,8 +8,16 @@ import { MAX_MONTHLY_QUOTA } from "@ttr/db";
 /** A mistake in how the command was called: usage on stderr, exit code 2. */
 export class UsageError extends Error {}
 
-/** The nearest `.ttr/<name>` from the working directory up, as `npm start` writes them; null if none. */
+/**
+ * A file `npm start` writes: in TTR_DATA_DIR when that is set (as for
+ * `npm start`), else the nearest `.ttr/<name>` from the working directory
+ * up; null if none.
+ */
 function startFile(name: string): string | null {
+  if (process.env.TTR_DATA_DIR) {
+    const file = path.join(path.resolve(process.env.TTR_DATA_DIR), name);
+    return existsSync(file) ? readFileSync(file, "utf8") : null;
+  }
   for (let dir = process.cwd(); ; dir = path.dirname(dir)) {
     const file = path.join(dir, ".ttr", name);
     if (existsSync(file)) return readFileSync(file, "utf8");
@@ -22,7 +30,8 @@ export function databaseUrl(): string {
   if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
   const env = startFile("env.json");
   if (env !== null) return (JSON.parse(env) as { DATABASE_URL: string }).DATABASE_URL;
-  throw new UsageError("DATABASE_URL is not set (and no .ttr/env.json from `npm start` was found)");
+  const where = process.env.TTR_DATA_DIR ? `${process.env.TTR_DATA_DIR}/env.json` : ".ttr/env.json";
+  throw new UsageError(`DATABASE_URL is not set (and no ${where} from \`npm start\` was found)`);
 }
 
 /** TTR_SECRET_KEY (and TTR_SECRET_KEY_PREVIOUS), else the key `npm start` made; null when there is none. */

@@ -2,7 +2,7 @@
 // `ttr migrate` after TTR_SECRET_KEY changed (docs/delivery-extras.md).
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -99,5 +99,21 @@ describe("ttr project signing-secret", () => {
     // nothing left to re-seal: a second run changes nothing
     expect((await ttr({ TTR_SECRET_KEY: KEY_B }, "migrate", "--json")).stdout).toBe('{"ok":true}\n');
     expect((await stored())[0]).toEqual(sealedAfter);
+  });
+});
+
+// last: its project gets a signing secret, which the counts above do not expect
+describe("beside `npm start` with TTR_DATA_DIR", () => {
+  it("takes the database and the secret key from the files `npm start` wrote there", { timeout: 30_000 }, async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), "ttr-data-"));
+    writeFileSync(path.join(dataDir, "env.json"), JSON.stringify({ DATABASE_URL: database.url }));
+    writeFileSync(path.join(dataDir, "secret-key"), `${KEY_A}\n`);
+    const own = (await createProject(db, "data-dir", 100)).projectId;
+    const out = await ttr({ DATABASE_URL: "", TTR_DATA_DIR: dataDir }, "project", "signing-secret", "--project", own, "--json");
+    expect(out.code, out.stderr).toBe(0);
+    expect(JSON.parse(out.stdout).secret).toMatch(/^whsec_/);
+    const missing = await ttr({ DATABASE_URL: "", TTR_DATA_DIR: path.join(dataDir, "none") }, "trigger", "list", "--project", own);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(`no ${path.join(dataDir, "none")}/env.json`);
   });
 });
