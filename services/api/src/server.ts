@@ -2,12 +2,12 @@
 // requests itself; this decides those answers (docs/api/README.md, docs/api/errors.md).
 import http from "node:http";
 import type { Duplex } from "node:stream";
-import type express from "express";
 import type { Logger } from "@ttr/platform";
+import type express from "express";
 import { failBody } from "./http/body.js";
+import { headersTooLarge, MAX_HEADER_BYTES, MAX_HEADER_LINES } from "./http/header-section.js";
 
-/** Request headers above this size get 431 with an empty body (docs/api/README.md). */
-export const MAX_HEADER_BYTES = 16 * 1024;
+const HEADERS_TOO_LARGE = `Request headers larger than ${MAX_HEADER_BYTES / 1024} KiB`;
 
 /** Parser errors that mean the headers were fine but the body was not. */
 const BODY_ERRORS = new Set(["HPE_INVALID_EOF_STATE", "HPE_INVALID_CHUNK_SIZE", "HPE_INVALID_TRANSFER_ENCODING", "HPE_CHUNK_EXTENSIONS_OVERFLOW", "HPE_STRICT", "HPE_CLOSED_CONNECTION"]);
@@ -61,20 +61,55 @@ function letRouteAnswer(socket: Duplex, last: { req: http.IncomingMessage; res: 
 }
 
 /**
- * `log`: requests the HTTP parser refuses before express sees them (431,
- * a malformed request) still get their one line, with no path to show.
+ * `log`: requests refused before express sees them (431, a malformed
+ * request) still get their one line, with no path to show.
  */
 export function createServer(app: express.Express, log?: Logger): http.Server {
-  const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES, keepAliveTimeout: 65_000 }, app);
+  // maxHeaderSize: Node stops reading a section whose target, names and
+  // values pass 16 KiB (HPE_HEADER_OVERFLOW below); the rest of the framing
+  // is counted once the section is in (http/header-section.ts).
+  const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES, keepAliveTimeout: 65_000 });
+  server.maxHeadersCount = MAX_HEADER_LINES;
   const lastRequest = new WeakMap<Duplex, { req: http.IncomingMessage; res: http.ServerResponse }>();
   const failed = new WeakSet<Duplex>();
-  server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => lastRequest.set(req.socket, { req, res }));
+  const closing = new WeakSet<Duplex>();
+  server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
+    lastRequest.set(req.socket, { req, res });
+    // Requests sent on behind a refused one, already read from the same
+    // bytes, get no answer (the connection closes): no route runs for them
+    // either, as none would after the parser's own refusal.
+    if (closing.has(req.socket)) return;
+    if (!headersTooLarge(req)) {
+      app(req, res);
+      return;
+    }
+    // Answered as the parser's own 431 is, before any route; the connection
+    // closes once the answer is out.
+    closing.add(req.socket);
+    res.shouldKeepAlive = false;
+    res.writeHead(431, { "Content-Length": 0, "ttr-error": HEADERS_TOO_LARGE }).end();
+    log?.info("request", { status: 431, refused: "HPE_HEADER_OVERFLOW" });
+  });
+  // A request with an Expect header is handed here before it is answered
+  // 100 Continue, or 417 for any other expectation: too large, it gets its
+  // 431 instead, and a client waiting to send its body never does.
+  server.on("checkContinue", (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (!headersTooLarge(req)) res.writeContinue();
+    server.emit("request", req, res);
+  });
+  server.on("checkExpectation", (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (headersTooLarge(req)) server.emit("request", req, res);
+    else res.writeHead(417).end();
+  });
   // Node hands CONNECT over as a tunnel, not to the app: answer it rather
   // than drop the connection (docs/api/schedule.md, methods).
-  server.on("connect", (_req: http.IncomingMessage, socket: Duplex) => {
+  server.on("connect", (req: http.IncomingMessage, socket: Duplex) => {
     // no longer the server's connection: closed here once the answer is out
     socket.once("finish", () => socket.destroy());
-    reply(socket, "400 Bad Request", "", "CONNECT cannot be read as a request to store; use POST /triggers with method CONNECT");
+    if (headersTooLarge(req)) {
+      reply(socket, "431 Request Header Fields Too Large", "", HEADERS_TOO_LARGE);
+      log?.info("request", { status: 431, refused: "HPE_HEADER_OVERFLOW" });
+    } else reply(socket, "400 Bad Request", "", "CONNECT cannot be read as a request to store; use POST /triggers with method CONNECT");
   });
   server.on("clientError", (err: NodeJS.ErrnoException, socket: Duplex) => {
     if (!socket.writable || err.code === "ECONNRESET") {
@@ -85,7 +120,7 @@ export function createServer(app: express.Express, log?: Logger): http.Server {
     if (failed.has(socket)) return;
     failed.add(socket);
     if (letRouteAnswer(socket, lastRequest.get(socket))) return;
-    if (err.code === "HPE_HEADER_OVERFLOW") reply(socket, "431 Request Header Fields Too Large", "", `Request headers larger than ${MAX_HEADER_BYTES / 1024} KiB`);
+    if (err.code === "HPE_HEADER_OVERFLOW") reply(socket, "431 Request Header Fields Too Large", "", HEADERS_TOO_LARGE);
     else if (BODY_ERRORS.has(err.code ?? "")) {
       reply(socket, "400 Bad Request", JSON.stringify({ _tag: "BadRequest", message: "Failed to read request body" }));
     } else reply(socket, "400 Bad Request", "", "Malformed HTTP request");

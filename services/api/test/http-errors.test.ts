@@ -77,6 +77,41 @@ describe("errors without a JSON body", () => {
     expect(res.body.length).toBe(0);
   });
 
+  // `x<n>: v` lines: Node's parser counts only names and values toward its
+  // limit, and by default kept the first 1,000 lines and dropped the rest.
+  const shortLines = (count: number) => Array.from({ length: count }, (_, i) => `x${i.toString(36)}: v\r\n`).join("");
+  const scheduleHead = (custom: string, lines: string, ttrFirst = false) => {
+    const ttr = `ttr-api-key: ${api.apiKey}\r\nttr-url: http://127.0.0.1:9/\r\nttr-scheduled-at: 2099-01-01T00:00:00Z\r\nttr-custom-key: ${custom}\r\n`;
+    return `POST /schedule HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 0\r\n${ttrFirst ? ttr + lines : lines + ttr}\r\n`;
+  };
+
+  it("431 with an empty body for a header section over 16 KiB of many short lines, before any route runs", async () => {
+    const head = scheduleHead("many-over", shortLines(2100));
+    expect(head.length).toBeGreaterThan(16 * 1024);
+    const answer = await expectNoWrites(api.db, () => rawExchange(head, false));
+    expect(answer).toMatch(/^HTTP\/1\.1 431 /);
+    expect(answer).toContain("ttr-error: Request headers larger than 16 KiB");
+    expect(answer).toMatch(/Content-Length: 0\r\n/);
+    expect(answer).toMatch(/\r\n\r\n$/);
+    expect(answer.toLowerCase()).toContain("connection: close");
+    // any path, one a route would answer 404
+    expect(await rawExchange(`GET /nope HTTP/1.1\r\nHost: x\r\n${shortLines(2100)}\r\n`, false)).toMatch(/^HTTP\/1\.1 431 [\s\S]*\r\n\r\n$/);
+  });
+
+  it("1,500 short header lines under 16 KiB: all stored for forwarding, and ttr- headers sent after them are read", async () => {
+    const lines = shortLines(1500);
+    const sent = lines.split("\r\n").filter(Boolean).map((line) => line.split(": ") as [string, string]);
+    for (const ttrFirst of [false, true]) {
+      const custom = `many-under-${ttrFirst}`;
+      const head = scheduleHead(custom, lines, ttrFirst);
+      expect(head.length).toBeLessThan(16 * 1024);
+      const answer = await rawExchange(head, false);
+      expect(answer, `ttr- headers first: ${ttrFirst}`).toMatch(/^HTTP\/1\.1 200 /);
+      const [row] = await api.db.$queryRawUnsafe<Array<{ headers: Array<[string, string]> }>>("SELECT headers FROM triggers WHERE custom_key = $1", custom);
+      expect(row?.headers, `ttr- headers first: ${ttrFirst}`).toEqual(sent);
+    }
+  });
+
   it("400 Failed to read request body when the body ends early", async () => {
     const payload =
       "POST /schedule HTTP/1.1\r\nHost: x\r\n" +
