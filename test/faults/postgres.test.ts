@@ -19,7 +19,7 @@ afterAll(async () => {
 const storedTriggers = async () =>
   (await rig.db.$queryRawUnsafe<Array<{ n: number }>>("SELECT count(*)::int AS n FROM triggers WHERE project_id = $1::uuid", rig.projectId))[0]!.n;
 
-it("PostgreSQL stopped: /readyz 503 within 1 s everywhere, /schedule 503 Unavailable within 5 s; triggers due meanwhile fire once it is back", async () => {
+it("PostgreSQL stopped: /readyz 503 within 1 s everywhere, /schedule 503 Unavailable within 5 s, an api started meanwhile logs the outage once; triggers due meanwhile fire once it is back", async () => {
   const due = new Map<string, Date>();
   for (let i = 0; i < 30; i++) due.set(`pg-down/${i}`, secondAfter(5000));
   await Promise.all([...due].map(([p, at]) => rig.schedule(p, at)));
@@ -27,6 +27,11 @@ it("PostgreSQL stopped: /readyz 503 within 1 s everywhere, /schedule 503 Unavail
   await rig.pg.stop("fast");
 
   await readyzDown(rig, "postgres", "PostgreSQL down");
+  // an api started meanwhile serves its probes, and its first work (history
+  // partitions) logs the outage, not an error
+  const late = await rig.start("api", {}, false);
+  await until(async () => (await probe(late, "/healthz"))?.status === 200, 10_000, "the late api's /healthz");
+  await until(() => jsonLines(late).some((l) => l.message === "postgres unavailable"), 10_000, "the late api logs the outage");
   for (let i = 0; i < 3; i++) {
     const asked = Date.now();
     const res = await rig.call("POST", "/schedule", { "ttr-api-key": rig.apiKey, "ttr-url": `${rig.target.base}/never/${i}`, "ttr-scheduled-at": "now" });

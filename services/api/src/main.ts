@@ -1,6 +1,6 @@
 // Starts the api: public API, health and metrics (and later the dashboard).
-import { createDb, createPgRunner, createReadsRunner, dbPing, ensurePartitions, listenForNotices, PARTITIONS_CHANNEL, planDashboardReads } from "@ttr/db";
-import { createLogger, createRedis, exitWithJsonOnCrash, redisSettingsOf, createRegistry } from "@ttr/platform";
+import { createDb, createPgRunner, createReadsRunner, dbPing, ensurePartitions, isDatabaseUnavailable, listenForNotices, PARTITIONS_CHANNEL, planDashboardReads } from "@ttr/db";
+import { createLogger, createRedis, exitWithJsonOnCrash, OutageLog, redisSettingsOf, createRegistry } from "@ttr/platform";
 import { createApp } from "./app.js";
 import { loadEnv } from "./env.js";
 import { PROBE_MS } from "./http/storage-watch.js";
@@ -34,11 +34,26 @@ app.set("trust proxy", env.TRUST_PROXY);
 
 // The scheduler makes each day's history partitions ahead; the api does too,
 // so that writes never lack one while no scheduler runs (docs/retention.md).
+// With PostgreSQL away (an api started during an outage) that is an outage
+// line, not an error, and it is tried again soon rather than in 6 hours.
 const PARTITIONS_EVERY_MS = 6 * 3_600_000;
+const PARTITIONS_RETRY_MS = 30_000;
+const partitionsOutage = new OutageLog(log, "postgres", { connection: "ttr-api", work: "history partitions" });
 // (on Prisma's pool: making a day waits for table locks, which that 3-s bound would cut short)
-const keepPartitions = () => ensurePartitions(db, new Date()).catch((err: Error) => log.error("cannot make history partitions", { error: err.message }));
-void keepPartitions();
-setInterval(keepPartitions, PARTITIONS_EVERY_MS).unref();
+const keepPartitions = (): void => {
+  ensurePartitions(db, new Date()).then(
+    () => {
+      partitionsOutage.recovered();
+      setTimeout(keepPartitions, PARTITIONS_EVERY_MS).unref();
+    },
+    (err: Error) => {
+      if (isDatabaseUnavailable(err)) partitionsOutage.failed(err);
+      else log.error("cannot make history partitions", { error: err.message });
+      setTimeout(keepPartitions, PARTITIONS_RETRY_MS).unref();
+    },
+  );
+};
+keepPartitions();
 
 // The dashboard's reads keep their plans per connection: a new connection
 // makes them on first use, and day partitions added or detached (by any
