@@ -210,6 +210,9 @@ function rawRequest(method: string, headers: string[], agents: AgentPair, onHand
     };
     request.on("upgrade", handOver);
     request.on("connect", handOver);
+    // Node keeps about the first 1,000 header lines of an answer and drops
+    // the rest without a word; MAX_RESPONSE_HEADER_BYTES bounds them instead.
+    request.maxHeadersCount = 0;
     return request;
   };
 }

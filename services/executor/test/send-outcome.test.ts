@@ -121,6 +121,16 @@ describe("outcomes", () => {
     });
   });
 
+  it("records every header of an answer with thousands of them (Node keeps about the first 1,000 unless told)", async () => {
+    const lines = Array.from({ length: 1500 }, (_, i) => `X-H${i}: ${i}\r\n`).join("");
+    await rawTarget(`HTTP/1.1 200 OK\r\n${lines}Content-Length: 4\r\n\r\ndone`, async (base) => {
+      const r = response(await send({ url: `${base}/work` }));
+      expect(Object.keys(r.headers)).toHaveLength(1501);
+      expect(r.headers["x-h1499"]).toBe("1499");
+      expect(r.headers["content-length"]).toBe("4");
+    });
+  });
+
   it("fails as a Transport error when the connection closes before headers", async () => {
     const url = `${target.base}/close-before-headers`;
     expect(await send({ url })).toEqual({ kind: "network", errorMessage: `Transport error (GET ${url})`, timedOut: false });
