@@ -38,7 +38,19 @@ it("a cancel of an instance that deadlocks with an edit of its recurring trigger
   await other.query("BEGIN");
   await other.query("SELECT 1 FROM generators WHERE id = $1::uuid FOR UPDATE", [generatorId]);
   const cancelled = cancelOne(runner, projectId, { triggerId: instanceId });
-  await new Promise((r) => setTimeout(r, 300)); // the cancel now holds the instance and waits for the recurring trigger
+  // the cancel now holds the instance and waits for the recurring trigger:
+  // seen from the server (asked on a connection of its own: inside a
+  // transaction the activity view is a snapshot), not guessed with a sleep,
+  // so that a busy machine cannot make this edit the one that waits first
+  // (and the victim)
+  for (let waited = 0; ; waited += 20) {
+    const [waiting] = await db.$queryRawUnsafe<Array<{ n: number }>>(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'ttr-test-cancel-conflict' AND wait_event_type = 'Lock'",
+    );
+    if (waiting!.n > 0) break;
+    if (waited > 10_000) throw new Error("the cancel never waited for the recurring trigger");
+    await new Promise((r) => setTimeout(r, 20));
+  }
   // ... then the instance: the cycle closes, and the cancel, waiting longest, is the victim
   await other.query("UPDATE triggers SET updated_at = clock_timestamp() WHERE id = $1::uuid", [instanceId]);
   await other.query("COMMIT");

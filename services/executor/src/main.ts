@@ -35,8 +35,11 @@ const dbOutage = new OutageLog(log, "postgres", { connection: "ttr-executor" });
 const keys = keysOf(env);
 // Health and readiness are served from the start: while the database is
 // waited for below, /healthz answers 200 and /readyz 503, so a pod started
-// during an outage is not killed by its probes.
-const ops = await startOpsServer(env.METRICS_PORT, registry, { postgres: () => dbTakesWrites(db), redis: () => redisPing(redis) });
+// during an outage is not killed by its probes. Ready takes the start's own
+// database check too (`started`): an executor that is about to refuse to
+// start is never ready.
+let started = false;
+const ops = await startOpsServer(env.METRICS_PORT, registry, { postgres: async () => started && (await dbTakesWrites(db)), redis: () => redisPing(redis) });
 // Without a key, whether one is needed takes the database (waited for if down).
 const refusal = await whileDatabaseDown(dbOutage, () => refuseToStart(db, keys));
 if (refusal !== null) {
@@ -100,6 +103,7 @@ const vanished = new RepeatLog(log, "queue jobs vanished from Redis while being 
 worker.on("error", (err) => (/Missing (key|lock) for job/.test(err.message) ? vanished.note(err) : workerOutage.failed(err)));
 worker.on("ready", () => workerOutage.recovered());
 
+started = true;
 log.info("executor started", {
   metricsPort: env.METRICS_PORT,
   concurrency: env.EXECUTOR_CONCURRENCY,
