@@ -70,6 +70,19 @@ export function nextRunAfterSkips(expr: string, tz: string, now: Date, skipThrou
 }
 
 /**
+ * A recurring trigger's `skipThrough` once instances of it, the latest at
+ * `instanceAt`, are cancelled by their own IDs at `now`. A cancelled
+ * instance whose time is still ahead stands for one run: the next one not
+ * already skipped (the run it was created for, wherever it was moved
+ * since), so that run is skipped and the next instance is the run after
+ * it. One whose time has passed (skipped, retrying, or due and not yet
+ * picked up) skips no run still to come. Throws like `nextCronTime`.
+ */
+export function skipThroughOnCancel(expr: string, tz: string, now: Date, skipThrough: Date | null, instanceAt: Date): Date | null {
+  return instanceAt > now ? nextRunAfterSkips(expr, tz, now, skipThrough) : skipThrough;
+}
+
+/**
  * The skipped runs a recurring trigger keeps when it is sent again with
  * `expr` and `tz`: all of them under the same schedule, none under a new one
  * (the statements that store the new schedule clear them alike).
@@ -99,10 +112,28 @@ function wallTimes(expr: string): CronExpression {
   let walls = parsed.get(expr);
   if (walls === undefined) {
     if (parsed.size >= MAX_PARSED) parsed.clear();
-    walls = CronExpressionParser.parse(expr, { tz: "UTC" });
+    walls = CronExpressionParser.parse(parserText(expr), { tz: "UTC" });
     parsed.set(expr, walls);
   }
   return walls;
+}
+
+/**
+ * `expr` as cron-parser must read it. cron-parser knows SUN only as 0, so a
+ * range ending on it (`MON-SUN`, `sat-sun/2`) would be backwards; in the
+ * day-of-week field such an end is written 7 (also Sunday), as in `5-7`.
+ * `SUN-SUN` and `0-SUN` stay Sunday alone. What is stored and shown is the
+ * expression as written, never this text.
+ */
+export function parserText(expr: string): string {
+  const fields = expr.trim().split(/\s+/);
+  const dow = fields[4];
+  if (fields.length !== 5 || dow === undefined) return expr;
+  fields[4] = dow
+    .split(",")
+    .map((part) => part.replace(/^([^-/]+)-sun(?=\/|$)/i, (range, start: string) => (/^(0|sun)$/i.test(start) ? range : `${start}-7`)))
+    .join(",");
+  return fields.join(" ");
 }
 
 /** Whether the minute or the hour field repeats within a day: `*`, `*\/15`, `5-55/10`… */

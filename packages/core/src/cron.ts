@@ -10,7 +10,7 @@
 // out in cron-next.ts.
 
 import { CronExpressionParser } from "cron-parser";
-import { nextCronTime } from "./cron-next.js";
+import { nextCronTime, parserText } from "./cron-next.js";
 import { badRequest } from "./errors.js";
 
 export { nextCronTime, nextCronTimes, nextRunAfterSkips, skipsKept } from "./cron-next.js";
@@ -43,7 +43,7 @@ export function cronShapeProblem(expr: string): string | null {
     return `expected 5 fields (minute hour day-of-month month day-of-week), got ${fields.length} in "${expr}"`;
   }
   try {
-    CronExpressionParser.parse(fields.join(" "), { tz: "UTC" });
+    CronExpressionParser.parse(parserText(fields.join(" ")), { tz: "UTC" });
   } catch (err) {
     return `${errorText(err)} in "${expr}"`;
   }

@@ -4,7 +4,7 @@
 // that the first failing check in that table is the one reported even when a
 // later operation breaks an earlier-listed rule.
 
-import { checkCron, cronShapeProblem } from "./cron.js";
+import { checkCron, cronShapeProblem, timeZoneProblem } from "./cron.js";
 import { badRequest } from "./errors.js";
 
 export type ScheduledAt =
@@ -112,15 +112,47 @@ function parseCronValue(value: string, now: Date): ScheduledAt {
   if (inner === undefined) {
     throw badRequest("Invalid cron expression: expected cron(<expr>[, <timezone>]) with nothing after it");
   }
-  // The expression itself may hold commas (`0 9,17 * * MON,TUE`): only when the
-  // whole text is not an expression is the part after the last comma a zone.
-  const comma = inner.lastIndexOf(",");
-  const split =
-    cronShapeProblem(inner) === null || comma < 0
-      ? { expr: inner, tz: "UTC" }
-      : { expr: inner.slice(0, comma).trim(), tz: inner.slice(comma + 1).trim() };
-  const { expr, tz } = checkCron(split.expr, split.tz, now);
+  const { expr, tz } = checkCron(...cronReading(inner), now);
   return { kind: "cron", expr, tz };
+}
+
+/**
+ * The expression and zone of `cron(…)`'s inside. The expression itself may
+ * hold commas (`0 9,17 * * MON,TUE`), so the text after the last comma is
+ * the zone only when the whole text is not an expression. When neither
+ * reading passes, the error reported is the one of the reading the caller
+ * most likely meant: the zone reading when what follows the comma can only
+ * be a zone, else the whole text as an expression, so that `0 9,17 * *
+ * MON,TUX` is blamed on TUX and `61 9,17 * * *` on the 61, not on a zone or
+ * on the field count of the text before the comma.
+ */
+function cronReading(inner: string): [expr: string, tz: string] {
+  const comma = inner.lastIndexOf(",");
+  const whole: [string, string] = [inner, "UTC"];
+  if (comma < 0 || cronShapeProblem(inner) === null) return whole;
+  const split: [string, string] = [inner.slice(0, comma).trim(), inner.slice(comma + 1).trim()];
+  if (cronShapeProblem(split[0]) === null && timeZoneProblem(split[1]) === null) return split;
+  return onlyAZone(inner.slice(comma + 1)) ? split : whole;
+}
+
+/**
+ * Whether the text after a comma inside `cron(…)` cannot continue the
+ * expression's last field, so the caller meant it as the zone: nothing (a
+ * missing zone), a known zone, an Area/Location name, anything after a space
+ * (a list of cron values has none) or holding a character no cron field
+ * has (`+02:00`). Text with a space or `*` inside is the rest of an
+ * expression whose own comma came earlier.
+ */
+function onlyAZone(afterComma: string): boolean {
+  const text = afterComma.trim();
+  if (text === "") return true;
+  if (/[\s*]/.test(text)) return false;
+  return (
+    /^\s/.test(afterComma) ||
+    timeZoneProblem(text) === null ||
+    /[A-Za-z].*\/.*[A-Za-z]/.test(text) ||
+    /[^A-Za-z0-9/#?-]/.test(text)
+  );
 }
 
 /** Floor, not trunc: 1969-12-31T23:59:59.5Z must become …59.000, not 1970. */

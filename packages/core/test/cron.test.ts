@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { skipThroughOnCancel } from "../src/cron-next.js";
 import { checkCron, cronShapeProblem, nextCronTime, nextCronTimes, timeZoneProblem } from "../src/cron.js";
 import { ApiError } from "../src/errors.js";
 
@@ -208,6 +209,24 @@ describe("checkCron", () => {
     }
   });
 
+  it("takes a day-of-week range ending on SUN as ending on Sunday (7), and keeps the expression as written", () => {
+    const days = (expr: string) => nextCronTimes(checkCron(expr, "UTC", NOW).expr, "UTC", NOW, 7).map((d) => d.getUTCDay());
+    // 2026-05-10 is a Sunday.
+    expect(checkCron("0 0 * * MON-SUN", "UTC", NOW)).toEqual({ expr: "0 0 * * MON-SUN", tz: "UTC" });
+    expect(days("0 0 * * MON-SUN")).toEqual([1, 2, 3, 4, 5, 6, 0]);
+    expect(days("0 0 * * sat-sun")).toEqual([6, 0, 6, 0, 6, 0, 6]);
+    expect(days("0 0 * * Sat-Sun")).toEqual(days("0 0 * * 6-7"));
+    expect(days("0 0 * * MON-SUN/2")).toEqual(days("0 0 * * 1-7/2"));
+    expect(days("0 0 * * FRI-SUN,TUE")).toEqual([2, 5, 6, 0, 2, 5, 6]);
+    // Sunday alone stays Sunday alone.
+    expect(days("0 0 * * SUN-SUN")).toEqual([0, 0, 0, 0, 0, 0, 0]);
+    expect(days("0 0 * * 0-SUN")).toEqual([0, 0, 0, 0, 0, 0, 0]);
+    // Only ends in the day-of-week field: SUN anywhere else is still refused.
+    expect(message("0 0 * SUN *", "UTC")).toMatch(/^Invalid cron expression: /);
+    // A range that wraps through Sunday is still refused.
+    expect(message("0 0 * * SAT-MON", "UTC")).toBe('Invalid cron expression: Invalid range: 6-1, min(6) > max(1) in "0 0 * * SAT-MON"');
+  });
+
   it("knows real zones and aliases", () => {
     for (const tz of ["UTC", "Europe/Berlin", "America/Argentina/Buenos_Aires", "Etc/GMT+5", "US/Eastern", "GMT"]) {
       expect(timeZoneProblem(tz)).toBeNull();
@@ -245,5 +264,26 @@ describe("checkCron", () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("skipThroughOnCancel", () => {
+  const NOW = at("2026-05-10T09:20:00Z");
+  const skip = (instanceAt: string, skipThrough: string | null = null) =>
+    skipThroughOnCancel("0 * * * *", "UTC", NOW, skipThrough === null ? null : at(skipThrough), at(instanceAt))?.toISOString() ?? null;
+
+  it("an instance still ahead stands for the next run not already skipped, wherever it was moved", () => {
+    expect(skip("2026-05-10T10:00:00Z")).toBe("2026-05-10T10:00:00.000Z"); // not moved
+    expect(skip("2030-01-01T00:30:00Z")).toBe("2026-05-10T10:00:00.000Z"); // moved later
+    expect(skip("2026-05-10T15:00:00Z")).toBe("2026-05-10T10:00:00.000Z"); // moved later, onto another run
+    expect(skip("2026-05-10T09:45:00Z")).toBe("2026-05-10T10:00:00.000Z"); // moved earlier
+    // 10:00 already cancelled: the pending 11:00 one, moved or not, stands for 11:00.
+    expect(skip("2026-05-10T11:00:00Z", "2026-05-10T10:00:00Z")).toBe("2026-05-10T11:00:00.000Z");
+    expect(skip("2030-01-01T00:30:00Z", "2026-05-10T10:00:00Z")).toBe("2026-05-10T11:00:00.000Z");
+  });
+
+  it("an instance whose time has passed skips no run still to come", () => {
+    expect(skip("2026-05-10T09:00:00Z")).toBeNull();
+    expect(skip("2026-05-10T09:20:00Z", "2026-05-10T08:00:00Z")).toBe("2026-05-10T08:00:00.000Z");
   });
 });

@@ -228,6 +228,37 @@ describe("cron(<expr>[, <timezone>])", () => {
     expect(rejection(raw)).toMatch(message);
   });
 
+  // The expression may hold commas of its own, so when neither reading of
+  // the text after the last comma passes, the error is that of the reading
+  // the caller meant: a zone only when the text can be nothing else.
+  it.each([
+    ["cron(61 9,17 * * *)", 'Constraint error, got value 61 expected range 0-59 in "61 9,17 * * *"'],
+    ["cron(0 9,17 * * MON,TUX)", 'Validation error, cannot resolve alias "tux" in "0 9,17 * * MON,TUX"'],
+    ["cron(0 0 31 2,4 *)", 'Invalid explicit day of month definition in "0 0 31 2,4 *"'],
+    ["cron(0 9 * * MON,Foo)", 'Validation error, cannot resolve alias "foo" in "0 9 * * MON,Foo"'],
+    ["cron(0 9 * * 1,JAN/2)", 'Validation error, cannot resolve alias "jan" in "0 9 * * 1,JAN/2"'],
+    ["cron(0 9,17 * * MON,TUX, Europe/Berlin)", 'Validation error, cannot resolve alias "tux" in "0 9,17 * * MON,TUX"'],
+    ["cron(0 9 * *, UTC)", 'expected 5 fields (minute hour day-of-month month day-of-week), got 4 in "0 9 * *"'],
+    ["cron(0 0 * * *, UTC, UTC)", 'expected 5 fields (minute hour day-of-month month day-of-week), got 6 in "0 0 * * *, UTC"'],
+    ["cron(0 9 * * *, Mars/Olympus)", 'unknown time zone "Mars/Olympus"'],
+    ["cron(0 9 * * *,Mars/Olympus)", 'unknown time zone "Mars/Olympus"'],
+    ["cron(0 9 * * *, Foo)", 'unknown time zone "Foo"'],
+    ["cron(0 9 * * *,+02:00)", 'unknown time zone "+02:00"'],
+    ["cron(0 9 * * *, )", "missing time zone after the comma"],
+  ])("a comma inside %s: the error of the reading meant", (raw, details) => {
+    expect(rejection(raw)).toBe(`Invalid cron expression: ${details}`);
+  });
+
+  it.each([
+    // EST is a zone, not a weekday: Monday 09:00 in EST.
+    ["cron(0 9 * * MON,EST)", "0 9 * * MON", "EST"],
+    ["cron(0 9 * * 1,Etc/GMT+5)", "0 9 * * 1", "Etc/GMT+5"],
+    ["cron(0 0 * * MON-SUN)", "0 0 * * MON-SUN", "UTC"],
+    ["cron(0 0 * * sat-sun,Europe/Berlin)", "0 0 * * sat-sun", "Europe/Berlin"],
+  ])("%s", (raw, expr, tz) => {
+    expect(cron(raw)).toEqual({ kind: "cron", expr, tz });
+  });
+
   it("is case-sensitive: CRON(...) is not a cron value", () => {
     expect(rejection("CRON(0 9 * * *)")).toBe("Invalid date: CRON(0 9 * * *)");
   });

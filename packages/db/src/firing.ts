@@ -2,6 +2,7 @@
 // trigger fires, states): the scheduler promotes, plans and dispatches; the executor starts
 // and finishes attempts; the reaper closes lost ones. One statement each.
 import { nextRunAfterSkips, type RetryFields } from "@ttr/core";
+import { skipThroughOnCancel } from "@ttr/core/cron-next";
 import type { PgRunner } from "./pool.js";
 import { execute, query, queryOne, type SqlRunner } from "./sql.js";
 
@@ -100,8 +101,23 @@ export async function createInstancesAfter(
  */
 export async function skipCancelledRuns(tx: SqlRunner, rows: Array<{ id: string; partDay: string }>): Promise<void> {
   if (rows.length === 0) return;
-  const changed = await query<{ id: string }>(tx, "skip_cancelled_runs", rows.map((r) => r.id), [...new Set(rows.map((r) => r.partDay))]);
-  await createInstancesAfter(tx, changed.map((g) => g.id), new Date());
+  const now = new Date();
+  const cancelled = await query<GeneratorSchedule & { instanceAt: Date }>(
+    tx,
+    "lock_cancelled_runs",
+    rows.map((r) => r.id),
+    [...new Set(rows.map((r) => r.partDay))],
+  );
+  // A stored expression without a next run skips nothing (no next instance can be planned for it either).
+  const through = cancelled.map((g) => {
+    try {
+      return skipThroughOnCancel(g.cronExpr, g.tz, now, g.skipThrough, g.instanceAt);
+    } catch {
+      return g.skipThrough;
+    }
+  });
+  const changed = await query<{ id: string }>(tx, "skip_cancelled_runs", cancelled.map((g) => g.id), through);
+  await createInstancesAfter(tx, changed.map((g) => g.id), now);
 }
 
 export interface DispatchCandidate extends AttemptRef {

@@ -189,7 +189,8 @@ const perRequest: Case[] = [
   ["recurring trigger by id", "find_generator_by_id", () => [project, generator]],
   ["edit a recurring trigger", "update_generator", () => [generator, null, null, "* * * * *", "UTC", "http://127.0.0.1:9/x", "POST", "[]", null, [], "schedule", project]],
   ["cancel triggers of a declaration or /bulk", "declare_cancel_triggers", () => [project, [pendingTrigger], [true], [today()]]],
-  ["skip the runs of instances cancelled by ID", "skip_cancelled_runs", () => [[pendingTrigger], [today()]]],
+  ["lock the recurring triggers of instances cancelled by ID", "lock_cancelled_runs", () => [[pendingTrigger], [today()]]],
+  ["skip the runs of instances cancelled by ID", "skip_cancelled_runs", () => [[generator], [new Date()]]],
   [
     "edit triggers of a declaration in place",
     "declare_update_triggers",
@@ -216,7 +217,7 @@ const perRequest: Case[] = [
 // their cases above name today.
 const DAY_NAMED = [
   "promote_due", "attempt_tags", "start_attempts", "mark_dispatched", "hold_attempts", "finish_attempts",
-  "declare_cancel_triggers", "declare_update_triggers", "skip_cancelled_runs",
+  "declare_cancel_triggers", "declare_update_triggers", "lock_cancelled_runs",
 ];
 const byDay = [...periodic, ...perRequest].filter(([, name]) => DAY_NAMED.includes(name));
 
@@ -234,7 +235,7 @@ const prepared: Case[] = [
  */
 const onPreparedPool = ([, name]: Case) =>
   [
-    "find_trigger_by_id", "cancel_trigger", "cancel_generator", "find_pending_trigger_by_key", "find_latest_trigger_by_key", "skip_cancelled_runs",
+    "find_trigger_by_id", "cancel_trigger", "cancel_generator", "find_pending_trigger_by_key", "find_latest_trigger_by_key", "lock_cancelled_runs", "skip_cancelled_runs",
     // /schedule's edits (by custom key or ID) run on that pool too
     "update_trigger_request", "cancel_pending_instance", "find_active_generator_by_key", "find_generator_by_id", "update_generator",
   ].includes(name);
