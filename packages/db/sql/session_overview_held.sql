@@ -7,8 +7,11 @@
 -- millions behind one tag costs no more than $3 rows: a count equal to $3
 -- means at least that many. count_held_by_tag.sql is the same figure for
 -- every project, as the scheduler's gauge.
+-- Every tag holding attempts is counted (up to $5 tags, far more than a
+-- project has policies) before the $4 largest are kept, so that the list is
+-- the largest backlogs, not the first tags by name.
 -- Params: $1 project_id, $2 now, $3 the most to count per tag, $4 the most
--- tags.
+-- tags returned, $5 the most tags counted.
 -- Returns {tag, held, oldestPlannedAt}, the largest backlogs first.
 WITH RECURSIVE tags AS (
   (SELECT held_by FROM executions
@@ -24,7 +27,7 @@ WITH RECURSIVE tags AS (
   ) nxt
 )
 SELECT tags.held_by AS tag, c.held, c.oldest AS "oldestPlannedAt"
-FROM (SELECT held_by FROM tags LIMIT $4) tags
+FROM (SELECT held_by FROM tags LIMIT $5) tags
 CROSS JOIN LATERAL (
   SELECT count(*)::int AS held, min(planned_at) AS oldest
   FROM (
@@ -37,3 +40,4 @@ CROSS JOIN LATERAL (
 ) c
 WHERE c.held > 0
 ORDER BY c.held DESC, tags.held_by
+LIMIT $4

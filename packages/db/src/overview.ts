@@ -19,8 +19,10 @@ export const UPCOMING_SLOT_MINUTES = 5;
 export const UPCOMING_SLOTS = 12;
 /** How many of the next due triggers are listed. */
 export const NEXT_DUE = 10;
-/** Held backlogs of at most this many tags are listed, the largest first. */
+/** Held backlogs of at most this many tags are listed, the largest first… */
 export const HELD_TAGS = 50;
+/** …out of at most this many tags counted (session_overview_held.sql). */
+export const HELD_TAGS_COUNTED = 1000;
 
 interface LatenessRow {
   minute: Date;
@@ -73,7 +75,7 @@ export async function projectOverview(db: SqlRunner, projectId: string, now: Dat
   // One after the other: the read pool is small and shared by every dashboard tab.
   const lateness = await query<LatenessRow>(db, "session_overview_lateness", projectId, first, minutes);
   const queue = (await queryOne<QueueRow>(db, "session_overview_queue", projectId, OVERVIEW_COUNT_LIMIT))!;
-  const held = await query<HeldRow>(db, "session_overview_held", projectId, now, OVERVIEW_COUNT_LIMIT, HELD_TAGS);
+  const held = await query<HeldRow>(db, "session_overview_held", projectId, now, OVERVIEW_COUNT_LIMIT, HELD_TAGS, HELD_TAGS_COUNTED);
   const slots = await query<SlotRow>(db, "session_overview_upcoming", projectId, from, UPCOMING_SLOT_MINUTES, UPCOMING_SLOTS, OVERVIEW_COUNT_LIMIT);
   const next = await query<DueRow>(db, "session_overview_next", projectId, from, NEXT_DUE);
   return {

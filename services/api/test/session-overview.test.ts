@@ -124,6 +124,29 @@ describe("GET /overview", () => {
     expect((await theirs.session.get("/overview")).held).toEqual([{ tag: "slow", held: 1, oldestPlannedAt: iso(now - 1_000) }]);
   });
 
+  it("held backlog of more than 50 tags: the 50 largest, not the first 50 by name", async () => {
+    const p = await otherProject(api, "many-held");
+    // tags a00…a51 hold 1 attempt each (a00…a49 come first by name), z-big 5, z-mid 2
+    await api.db.$executeRawUnsafe(
+      `WITH wanted AS (
+         SELECT format('a%s', lpad(n::text, 2, '0')) AS tag FROM generate_series(0, 51) n
+         UNION ALL SELECT 'z-big' FROM generate_series(1, 5)
+         UNION ALL SELECT 'z-mid' FROM generate_series(1, 2)),
+       t AS (
+         INSERT INTO triggers (project_id, status, url, method, headers, tags, scheduled_at, attempts)
+         SELECT $1::uuid, 'queued', 'http://127.0.0.1:9/held', 'POST', '[]', ARRAY[tag], date_trunc('second', now()) - interval '1 minute', 1
+         FROM wanted
+         RETURNING id, part_day, project_id, scheduled_at, tags[1] AS tag)
+       INSERT INTO executions (trigger_id, part_day, project_id, attempt_number, triggered_by, status, planned_at, held_by)
+       SELECT id, part_day, project_id, 1, 'scheduler', 'planned', scheduled_at, tag FROM t`,
+      p.projectId,
+    );
+    const held: Array<{ tag: string; held: number }> = (await p.session.get("/overview")).held;
+    expect(held).toHaveLength(50);
+    expect(held.slice(0, 2).map((h) => [h.tag, h.held])).toEqual([["z-big", 5], ["z-mid", 2]]);
+    expect(held.slice(2).every((h) => h.held === 1)).toBe(true);
+  });
+
   it("upcoming: registered triggers per 5-minute slot over the next hour, and the next ones due", async () => {
     const p = await otherProject(api, "upcoming");
     const thisMinute = wholeMinute(Date.now());

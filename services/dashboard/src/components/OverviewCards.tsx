@@ -7,10 +7,13 @@ import { Link } from "../lib/router";
 import type { DueTrigger, Overview } from "../lib/types";
 import { Tags, Time } from "./bits";
 
+/** GET /overview lists the held backlogs of at most this many tags: a full list may leave some out. */
+const HELD_TAGS_LISTED = 50;
+
 export function QueueCard({ overview }: { overview: Overview }) {
   const { queue, held, countLimit } = overview;
   const heldTotal = held.reduce((n, h) => n + h.held, 0);
-  const heldCapped = held.some((h) => h.held >= countLimit);
+  const heldCapped = held.some((h) => h.held >= countLimit) || held.length >= HELD_TAGS_LISTED;
   return (
     <section className="card" aria-labelledby="queue-h">
       <h2 id="queue-h">Queue</h2>
