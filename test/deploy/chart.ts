@@ -39,7 +39,12 @@ export async function helm(args: string[]): Promise<HelmResult> {
 
 /** `helm template`; values files are relative to the chart. Throws with Helm's message on failure. */
 export async function render(valuesFiles: string[] = [], set: string[] = []): Promise<K8sObject[]> {
-  const res = await helm(["template", RELEASE, ".", "--namespace", NAMESPACE, ...valuesFiles.flatMap((f) => ["-f", f]), ...set.flatMap((s) => ["--set", s])]);
+  return renderRelease(RELEASE, valuesFiles, set);
+}
+
+/** `render` with another release name than RELEASE. */
+export async function renderRelease(release: string, valuesFiles: string[] = [], set: string[] = []): Promise<K8sObject[]> {
+  const res = await helm(["template", release, ".", "--namespace", NAMESPACE, ...valuesFiles.flatMap((f) => ["-f", f]), ...set.flatMap((s) => ["--set", s])]);
   if (res.code !== 0) throw new Error(`helm template failed: ${res.stderr}`);
   return parseAllDocuments(res.stdout)
     .map((d) => {

@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { freePort } from "@ttr/platform";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { loadEnv as executorEnv } from "../../services/executor/src/env.js";
 import { request } from "../support/http.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -106,6 +107,37 @@ describe("deploy/compose.yaml", () => {
     }
     expect(s.api!.ports).toEqual(["8080:8080"]);
     expect(services({ TTR_API_PORT: "18080" }).api!.ports).toEqual(["18080:8080"]);
+  });
+});
+
+/** A Compose duration ("360s", "6m", "1m30s") in seconds. */
+function seconds(duration: string): number {
+  const parts = [...duration.matchAll(/(\d+)(h|m|s)/g)];
+  expect(parts.map((p) => p[0]).join(""), duration).toBe(duration);
+  return parts.reduce((sum, [, n, unit]) => sum + Number(n) * { h: 3600, m: 60, s: 1 }[unit as "h" | "m" | "s"], 0);
+}
+
+describe("deploy/compose.yaml: stopping and the secret key", () => {
+  it("gives executors longer than EXECUTOR_SHUTDOWN_GRACE_SECONDS before SIGKILL, the api and scheduler the chart's 30 s", () => {
+    const s = services();
+    // the executors run with the service's default grace; Compose's own stop grace is 10 s
+    const grace = executorEnv({ DATABASE_URL: "postgresql://u@h/d", REDIS_URL: "redis://h:6379", ...s["executor-1"]!.environment }).EXECUTOR_SHUTDOWN_GRACE_SECONDS;
+    expect(grace).toBe(330);
+    for (const name of ["executor-1", "executor-2"]) expect(seconds(s[name]!.stop_grace_period), name).toBeGreaterThan(grace + 10);
+    for (const name of ["api", "scheduler"]) expect(seconds(s[name]!.stop_grace_period), name).toBe(30);
+  });
+
+  it("passes TTR_SECRET_KEY and TTR_SECRET_KEY_PREVIOUS to the executors and migrate, not to the api or scheduler", () => {
+    const [key, previous] = ["k".repeat(43), "p".repeat(43)];
+    const s = services({ TTR_SECRET_KEY: key, TTR_SECRET_KEY_PREVIOUS: previous });
+    for (const name of ["executor-1", "executor-2", "migrate"]) {
+      expect(s[name]!.environment, name).toMatchObject({ TTR_SECRET_KEY: key, TTR_SECRET_KEY_PREVIOUS: previous });
+      // with the rest of the shared settings
+      expect(s[name]!.environment.DATABASE_URL, name).toBe("postgresql://ttr:ttr@postgres:5432/ttr");
+    }
+    for (const name of ["api", "scheduler"]) expect(Object.keys(s[name]!.environment).filter((k) => k.startsWith("TTR_SECRET")), name).toEqual([]);
+    // unset: empty, which the executor reads as no key
+    expect(services()["executor-1"]!.environment).toMatchObject({ TTR_SECRET_KEY: "", TTR_SECRET_KEY_PREVIOUS: "" });
   });
 });
 

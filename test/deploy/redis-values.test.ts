@@ -63,6 +63,18 @@ describe("Redis", () => {
     expect(await checksum(["redis.sentinels={s0:26379}"])).not.toBe(await checksum([]));
   });
 
+  it("with networkPolicy: the executors may reach each Sentinel's port (26379 when none is given) at the Redis peers", async () => {
+    const redisRule = async (set: string[]) => {
+      const np = find(await render([], ["networkPolicy.enabled=true", "connection.existingSecret=c", "networkPolicy.redis.peers[0].podSelector.matchLabels.app=redis", ...set]), "NetworkPolicy", "-executor");
+      return np.spec.egress.find((r: K8sObject) => r.to?.[0]?.podSelector?.matchLabels?.app === "redis");
+    };
+    const ports = (rule: K8sObject) => rule.ports.map((p: K8sObject) => `${p.protocol}/${p.port}`);
+    expect(ports(await redisRule([]))).toEqual(["TCP/6379"]);
+    const rule = await redisRule(["redis.sentinels={redis-node-0.redis-headless:26379,redis-node-1.redis-headless:26379,[fd00::7]:26380,sentinel-2}"]);
+    expect(ports(rule)).toEqual(["TCP/6379", "TCP/26379", "TCP/26380"]);
+    expect(rule.to).toEqual([{ podSelector: { matchLabels: { app: "redis" } } }]);
+  });
+
   it.each([
     ["a Sentinel that is not host:port", "redis.sentinels={s0:26379:1}", /redis\/sentinels\/0/],
     ["an empty primary name", "redis.sentinelName=", /redis\/sentinelName/],

@@ -4,27 +4,67 @@
 {{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
 {{- end }}
 
-{{/* Release-wide name; components append "-api", "-scheduler", … (hence 52). */}}
+{{/*
+Release-wide name, at most 52 characters. It becomes the first part of
+object names, which must be DNS labels (RFC 1035: lower-case letters, digits
+and "-", starting with a letter): a release name may hold dots and start with
+a digit, so dots become "-" and a name not starting with a letter gets "ttr-"
+in front (Kubernetes refused their Services, so no installed release is renamed).
+*/}}
 {{- define "ttr.fullname" -}}
+{{- $full := "" }}
 {{- if .Values.fullnameOverride }}
-{{- .Values.fullnameOverride | trunc 52 | trimSuffix "-" }}
+{{- $full = .Values.fullnameOverride }}
 {{- else }}
 {{- $name := default .Chart.Name .Values.nameOverride }}
 {{- if contains $name .Release.Name }}
-{{- .Release.Name | trunc 52 | trimSuffix "-" }}
+{{- $full = .Release.Name }}
 {{- else }}
-{{- printf "%s-%s" .Release.Name $name | trunc 52 | trimSuffix "-" }}
+{{- $full = printf "%s-%s" .Release.Name $name }}
 {{- end }}
 {{- end }}
+{{- $full = replace "." "-" $full }}
+{{- if not (regexMatch "^[a-z]" $full) }}
+{{- $full = printf "ttr-%s" $full }}
+{{- end }}
+{{- regexReplaceAll "-+$" ($full | trunc 52) "" }}
 {{- end }}
 
 {{- define "ttr.chart" -}}
 {{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
 {{- end }}
 
-{{/* dict "root" $ "component" "api" -> <fullname>-api */}}
+{{/*
+<fullname>-<component>[-<suffix>], at most "max" characters (63, a DNS
+label's limit, unless given). The fullname is cut, never the component part,
+so names stay distinct however long the release name; a name that fits
+keeps the fullname whole. dict "root" $ "component" "scheduler"
+["suffix" "metrics"] ["max" 52] -> <fullname>-scheduler-metrics
+*/}}
 {{- define "ttr.componentName" -}}
-{{- printf "%s-%s" (include "ttr.fullname" .root) .component | trunc 63 | trimSuffix "-" }}
+{{- $part := .component }}
+{{- if .suffix }}
+{{- $part = printf "%s-%s" .component .suffix }}
+{{- end }}
+{{- $room := sub (.max | default 63) (add1 (len $part)) | int }}
+{{- $prefix := regexReplaceAll "-+$" (include "ttr.fullname" .root | trunc $room) "" }}
+{{- printf "%s-%s" $prefix $part }}
+{{- end }}
+
+{{/*
+A regular expression (PromQL, anchored) matching the names of the pods of the
+Deployment named by the argument, and no other's. Kubernetes names them
+<deployment>-<pod-template-hash>-<5 random characters>, the part before the
+random characters first cut to 58; the hash has at most 10 characters. When
+nothing is cut, exactly two parts follow the name, so the pods of a
+Deployment whose name merely starts with this one do not match.
+*/}}
+{{- define "ttr.podNamePattern" -}}
+{{- if le (len .) 46 }}
+{{- printf "%s-[a-z0-9]+-[a-z0-9]+" . }}
+{{- else }}
+{{- printf "%s[-a-z0-9]+" (printf "%s-" . | trunc 58) }}
+{{- end }}
 {{- end }}
 
 {{- define "ttr.serviceAccountName" -}}
