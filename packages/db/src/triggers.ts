@@ -38,6 +38,11 @@ export async function lockCustomKey(db: SqlRunner, projectId: string, customKey:
   await query(db, "lock_custom_key", projectId, customKey);
 }
 
+/** lockCustomKey for many keys at once, in an order every caller keeps (at most 128 locks). */
+export async function lockCustomKeys(db: SqlRunner, projectId: string, customKeys: string[]): Promise<void> {
+  if (customKeys.length > 0) await query(db, "lock_custom_keys", projectId, customKeys);
+}
+
 export const findPendingTriggerByKey = (db: SqlRunner, projectId: string, key: string) =>
   queryOne<TriggerRef>(db, "find_pending_trigger_by_key", projectId, key);
 /** With the day whose partition stores it, for the statements that name their rows by id and day. */

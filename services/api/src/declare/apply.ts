@@ -27,6 +27,8 @@ export interface DeclareCall {
 export async function applyDeclare(tx: SqlRunner, call: DeclareCall): Promise<Operation[]> {
   const { projectId, tag } = call;
   await db.lockProjectDeclarations(tx, projectId);
+  // A /schedule of one of these keys waits, or is waited for: never both create it.
+  await db.lockCustomKeys(tx, projectId, keysOf(call.items));
   // One-shots and instances are locked before recurring triggers, in the scheduler's order.
   const jobs = await db.declareCandidateJobs(tx, projectId, tag);
   const generators = await db.declareCandidateGenerators(tx, projectId, tag);
@@ -52,6 +54,8 @@ export interface BulkCall {
 export async function applyBulk(tx: SqlRunner, call: BulkCall): Promise<{ upserts: Operation[]; cancelled: CancelEntry[] }> {
   const { projectId } = call;
   await db.lockProjectDeclarations(tx, projectId);
+  const keys = keysOf(call.upserts);
+  await db.lockCustomKeys(tx, projectId, keys);
 
   const targets = cancelTargets(call.cancels);
   const cancels = planCancels(targets, await db.resolveCancelTargets(tx, projectId, targets));
@@ -61,7 +65,6 @@ export async function applyBulk(tx: SqlRunner, call: BulkCall): Promise<{ upsert
   // A target not locked when resolved may have moved on meanwhile: only what was cancelled is reported.
   const cancelled = cancels.entries.filter((e) => (e.kind === "job" ? jobs : generators).has(e.id));
 
-  const keys = [...new Set(call.upserts.map((u) => u.customKey).filter((k): k is string => k !== null))];
   const plan = planUpserts({
     items: call.upserts,
     jobs: await db.pendingJobsByKey(tx, projectId, keys),
@@ -72,4 +75,9 @@ export async function applyBulk(tx: SqlRunner, call: BulkCall): Promise<{ upsert
   });
   await writePlan(tx, projectId, plan.writes, { waitingInstances: false });
   return { upserts: plan.items, cancelled };
+}
+
+/** The distinct custom keys of the items. */
+function keysOf(items: DeclaredItem[]): string[] {
+  return [...new Set(items.map((i) => i.customKey).filter((k): k is string => k !== null))];
 }
