@@ -194,6 +194,36 @@ describe("recurring triggers (docs/concepts.md)", () => {
   });
 });
 
+describe("a recurring trigger held by an api call as its instance is claimed", () => {
+  it("does not hold the claim back: the instance and a one-shot of the same second are sent at once, and the next instance follows", { timeout: 30_000 }, async () => {
+    const gen = await schedule("/held-cron", { "ttr-scheduled-at": "cron(0 0 1 1 *)" });
+    const [pending] = (await instancesOf(sys.db, gen.triggerId)).filter((i) => i.status === "registered");
+    // An edit or cancel of the recurring trigger locks it first (and would
+    // then wait for the instance the scheduler has claimed).
+    const client = new pg.Client({ connectionString: sys.database.url });
+    await client.connect();
+    try {
+      await client.query("BEGIN");
+      await client.query("SELECT 1 FROM generators WHERE id = $1::uuid FOR UPDATE", [gen.triggerId]);
+      const due = new Date(Math.ceil((Date.now() + 1000) / 1000) * 1000);
+      await sys.db.$executeRawUnsafe(`UPDATE triggers SET scheduled_at = $2 WHERE id = $1::uuid`, pending!.id, due);
+      await schedule("/held-one-shot", { "ttr-scheduled-at": due.toISOString() });
+      const [instance] = await target.waitFor("/held-cron", 1, 5000);
+      const [oneShot] = await target.waitFor("/held-one-shot", 1, 5000);
+      expect(instance!.at - due.getTime()).toBeLessThan(2000);
+      expect(oneShot!.at - due.getTime()).toBeLessThan(2000);
+    } finally {
+      await client.query("COMMIT");
+      await client.end();
+    }
+    // the sweep gives the recurring trigger its next instance once it is free
+    await eventually(async () => {
+      const next = (await instancesOf(sys.db, gen.triggerId)).filter((i) => i.status === "registered");
+      return next.length === 1 ? next : undefined;
+    }, 15_000, "the next instance");
+  });
+});
+
 describe("a run cancelled on its own (docs/concepts.md)", () => {
   it("stays cancelled: the next instance comes after it, through /declare and a re-sent /schedule, until the schedule changes", async () => {
     // Yearly, so nothing fires during the test.

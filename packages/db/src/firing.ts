@@ -56,7 +56,9 @@ export interface GeneratorSchedule {
   skipThrough: Date | null;
 }
 
-export const lockActiveGenerators = (db: SqlRunner, ids: string[]) => query<GeneratorSchedule>(db, "lock_active_generators", ids);
+/** `skipLocked`: leave out those another transaction holds (lock_free_active_generators.sql), for the scheduler. */
+export const lockActiveGenerators = (db: SqlRunner, ids: string[], skipLocked = false) =>
+  query<GeneratorSchedule>(db, skipLocked ? "lock_free_active_generators" : "lock_active_generators", ids);
 export const generatorsWithoutPending = (db: SqlRunner, limit: number) => query<GeneratorSchedule>(db, "generators_without_pending", limit);
 
 export async function createNextInstances(db: SqlRunner, next: Array<{ generatorId: string; at: Date }>): Promise<number> {
@@ -80,10 +82,11 @@ export async function createInstancesAfter(
   generatorIds: string[],
   now: Date,
   onCronError: (generatorId: string, err: Error) => void = () => {},
+  skipLocked = false,
 ): Promise<number> {
   if (generatorIds.length === 0) return 0;
   const next: Array<{ generatorId: string; at: Date }> = [];
-  for (const g of await lockActiveGenerators(tx, [...new Set(generatorIds)])) {
+  for (const g of await lockActiveGenerators(tx, [...new Set(generatorIds)], skipLocked)) {
     try {
       next.push({ generatorId: g.id, at: nextRunAfterSkips(g.cronExpr, g.tz, now, g.skipThrough) });
     } catch (err) {

@@ -165,6 +165,7 @@ const periodic: Case[] = [
   ["reap lost attempts", "reap_lost", () => [now(), 500]],
   ["recurring triggers without an instance", "generators_without_pending", () => [500]],
   ["lock recurring triggers", "lock_active_generators", () => [[noId]]],
+  ["lock recurring triggers no one holds", "lock_free_active_generators", () => [[noId]]],
   ["create next instances", "create_next_instances", () => [[noId], [new Date(Date.now() + 60_000).toISOString()]]],
   ["limiting policies", "limiting_policies", () => []],
   ["in flight for a tag", "in_flight_for_tag", () => [project, "billing"]],

@@ -6,7 +6,9 @@ import { type Deps, fenced } from "./deps.js";
 
 /** After instances were claimed: create each generator's next one, in the claim's transaction. */
 export function planNextInstances(tx: SqlRunner, generatorIds: string[], now: Date, log: Logger): Promise<number> {
-  return createInstancesAfter(tx, generatorIds, now, (generatorId, err) => log.error("cannot compute the next run", { generatorId, error: err.message }));
+  // A recurring trigger an api call holds is left to it (lock_free_active_generators.sql).
+  const onCronError = (generatorId: string, err: Error) => log.error("cannot compute the next run", { generatorId, error: err.message });
+  return createInstancesAfter(tx, generatorIds, now, onCronError, true);
 }
 
 /** Sweep: active recurring triggers with no pending instance get one (new /declare items, interruptions). */
