@@ -48,7 +48,8 @@ export function createApp(deps: Deps): express.Express {
     const requestId = randomUUID();
     res.on("finish", () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const route = (req.route?.path as string | undefined) ?? "unmatched";
+      // a router mounted under a path (the dashboard's) names its routes without it
+      const route = req.route ? `${req.baseUrl}${req.route.path as string}` : "unmatched";
       requests.inc({ route, status: String(res.statusCode) });
       latency.observe({ route }, seconds);
       deps.log.info("request", { requestId, method: req.method, path: req.path, status: res.statusCode, ms: Math.round(seconds * 1000) });

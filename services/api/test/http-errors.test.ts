@@ -211,5 +211,10 @@ describe("operations endpoints (docs/operations.md)", () => {
     const metrics = await api.call("GET", "/metrics");
     expect(metrics.status).toBe(200);
     expect(metrics.text).toMatch(/ttr_api_requests_total\{[^}]*route="\/schedule"[^}]*status="200"/);
+    // the dashboard's pages are counted under their own full path pattern
+    expect((await api.call("GET", "/dashboard/triggers")).status).toBe(200);
+    const after = (await api.call("GET", "/metrics")).text;
+    expect(after).toMatch(/ttr_api_requests_total\{[^}]*route="\/dashboard\/\{\*rest\}"[^}]*status="200"/);
+    expect(after).not.toMatch(/route="\/\{\*rest\}"/);
   });
 });
