@@ -2,31 +2,22 @@
 // real deadlock on a real server. Cancelling an instance by its ID locks the
 // instance, then its recurring trigger (to skip its run); an edit of the
 // recurring trigger locks them the other way round.
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
-import { cancelOne, createDb, createPgRunner, createProject, type Db, insertGenerator, insertTrigger, type PgRunner, retryConflicts } from "../src/index.js";
+import { type LockRace, openLockRace } from "../../../test/support/lock-race.js";
+import { cancelOne, type Db, insertGenerator, insertTrigger, type PgRunner, retryConflicts } from "@ttr/db";
 
-let tdb: TestDatabase;
+let race: LockRace;
 let db: Db;
 let runner: PgRunner;
 let other: pg.Client;
 let projectId: string;
 
 beforeAll(async () => {
-  tdb = await freshDatabase();
-  db = createDb(tdb.url, { max: 2 });
-  runner = createPgRunner(tdb.url, { max: 1, applicationName: "ttr-test-cancel-conflict" });
-  other = new pg.Client({ connectionString: tdb.url });
-  await other.connect();
-  projectId = (await createProject(db, "conflicts", 1000)).projectId;
+  race = await openLockRace("conflicts", { max: 1, applicationName: "ttr-test-cancel-conflict" });
+  ({ db, runner, other, projectId } = race);
 });
-afterAll(async () => {
-  await other?.end();
-  await runner?.end();
-  await db?.$disconnect();
-  await tdb?.drop();
-});
+afterAll(() => race?.close());
 
 it("a cancel of an instance that deadlocks with an edit of its recurring trigger is run again and goes through", async () => {
   const request = { title: null, url: "http://example.com/a", method: "POST", headers: [], body: null, tags: [], source: "schedule" as const };

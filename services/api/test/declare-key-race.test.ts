@@ -4,33 +4,23 @@
 // takes the key's lock, as /schedule does, and inserts the trigger without
 // committing yet: /declare and /bulk must wait for it and then edit that
 // trigger, not miss the uncommitted row and create a second one.
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createDb, createPgRunner, createProject, type Db, type PgRunner, sql } from "@ttr/db";
-import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
+import { type PgRunner, sql } from "@ttr/db";
+import { type LockRace, openLockRace } from "../../../test/support/lock-race.js";
 import { applyBulk, applyDeclare } from "../src/declare/apply.js";
 import { BULK_WORDS, checkItems, DECLARE_WORDS } from "../src/declare/items.js";
 
-let tdb: TestDatabase;
-let db: Db;
+let race: LockRace;
 let runner: PgRunner;
 let other: pg.Client;
 let projectId: string;
 
 beforeAll(async () => {
-  tdb = await freshDatabase();
-  db = createDb(tdb.url, { max: 2 });
-  runner = createPgRunner(tdb.url, { max: 2 });
-  other = new pg.Client({ connectionString: tdb.url });
-  await other.connect();
-  projectId = (await createProject(db, "key-race", 1000)).projectId;
+  race = await openLockRace("key-race", { max: 2 });
+  ({ runner, other, projectId } = race);
 });
-afterAll(async () => {
-  await other?.end();
-  await runner?.end();
-  await db?.$disconnect();
-  await tdb?.drop();
-});
+afterAll(() => race?.close());
 
 const inAnHour = () => new Date(Date.now() + 3_600_000);
 
