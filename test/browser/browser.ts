@@ -143,6 +143,25 @@ export function recordCalls(page: Page, methods: string[]): SentCall[] {
   return sent;
 }
 
+/**
+ * Chromium signed in to `api`'s dashboard as a new user `<name>@example.com`
+ * of its project: for tests that write rows straight to the tables and
+ * need the api alone.
+ */
+export async function signedInBrowser(api: { db: Parameters<typeof createUser>[0]; projectId: string; base: string }, name: string): Promise<Browser> {
+  const email = `${name}@example.com`;
+  const password = `${name} password 1`;
+  await createUser(api.db, api.projectId, email, password);
+  const browser = await openBrowser();
+  try {
+    await signInPage(browser.page, api.base, email, password, "test");
+    return browser;
+  } catch (err) {
+    await browser.close();
+    throw err;
+  }
+}
+
 export interface SignedInDashboard {
   sys: System;
   target: Target;

@@ -6,16 +6,13 @@
 // (docs/dashboard.md). The viewer is in Europe/Berlin (browser.ts).
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createUser } from "@ttr/db";
 import { startApi, type TestApi } from "../support/api.js";
 import { seedExecution, seedTrigger } from "../support/session.js";
-import { type Browser, openBrowser, signInPage, waitText } from "./browser.js";
+import { type Browser, signedInBrowser, waitText } from "./browser.js";
 
 let api: TestApi;
 let browser: Browser;
 let page: Page;
-const email = "lists@example.com";
-const password = "lists password 1";
 const T = 60_000;
 const dashboard = (p = "") => `${api.base}/dashboard${p}`;
 const row = (id: string) => page.locator(`[data-testid=trigger-row][data-id="${id}"]`);
@@ -29,10 +26,8 @@ beforeAll(async () => {
   ids.later = await seedTrigger(api, api.projectId, { title: "Much later", tags: ["states"], scheduledAt: JANUARY, createdAt: JANUARY });
   ids.done = await seedTrigger(api, api.projectId, { status: "completed", title: "Done", tags: ["states"], attempts: 1 });
   ids.other = await seedTrigger(api, api.projectId, { status: "completed", title: "Done elsewhere", tags: ["elsewhere"], attempts: 1 });
-  await createUser(api.db, api.projectId, email, password);
-  browser = await openBrowser();
+  browser = await signedInBrowser(api, "lists");
   page = browser.page;
-  await signInPage(page, api.base, email, password, "test");
 }, 90_000);
 
 afterAll(async () => {

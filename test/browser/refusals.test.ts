@@ -8,26 +8,21 @@
 // own: the state changes while the person's request is on its way.
 import type { Page, Response } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createUser } from "@ttr/db";
 import { startApi, type TestApi } from "../support/api.js";
 import { seedExecution, seedTrigger } from "../support/session.js";
-import { axeViolations, type Browser, openBrowser, signInPage, waitText } from "./browser.js";
+import { axeViolations, type Browser, signedInBrowser, waitText } from "./browser.js";
 
 let api: TestApi;
 let browser: Browser;
 let page: Page;
-const email = "refusals@example.com";
-const password = "refusals password 1";
 const T = 60_000;
 const dashboard = (p = "") => `${api.base}/dashboard${p}`;
 const key = () => ({ "ttr-api-key": api.apiKey, "Content-Type": "application/json" });
 
 beforeAll(async () => {
   api = await startApi();
-  await createUser(api.db, api.projectId, email, password);
-  browser = await openBrowser();
+  browser = await signedInBrowser(api, "refusals");
   page = browser.page;
-  await signInPage(page, api.base, email, password, "test");
 }, 90_000);
 
 afterAll(async () => {
