@@ -91,6 +91,23 @@ export function skipsKept(stored: { cronExpr: string; tz: string; skipThrough: D
   return stored !== undefined && stored.cronExpr === expr && stored.tz === tz ? stored.skipThrough : null;
 }
 
+/**
+ * Whether `tz` is a time zone a recurring trigger may name: an IANA name
+ * (`Area/Location`, `UTC`) that the runtime knows. Fixed offsets such as
+ * `+02:00`, which newer runtimes take, are refused: only a named zone says
+ * when its clock changes. Here rather than in cron.ts so that the dashboard
+ * checks a zone as the API does.
+ */
+export function isTimeZoneName(tz: string): boolean {
+  if (!/^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/.test(tz)) return false;
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The next `n` runs strictly after `after`, in order (see `nextCronTime`). */
 export function nextCronTimes(expr: string, tz: string, after: Date, n: number): Date[] {
   const out: Date[] = [];

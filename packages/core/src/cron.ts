@@ -10,7 +10,7 @@
 // out in cron-next.ts.
 
 import { CronExpressionParser } from "cron-parser";
-import { nextCronTime, parserText } from "./cron-next.js";
+import { isTimeZoneName, nextCronTime, parserText } from "./cron-next.js";
 import { badRequest } from "./errors.js";
 
 export { nextCronTime, nextCronTimes, nextRunAfterSkips, skipsKept } from "./cron-next.js";
@@ -59,7 +59,7 @@ export function cronShapeProblem(expr: string): string | null {
  */
 export function timeZoneProblem(tz: string): string | null {
   if (tz === "") return "missing time zone after the comma";
-  if (!/^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/.test(tz) || !knownTimeZone(tz)) {
+  if (!isTimeZoneName(tz)) {
     return `unknown time zone "${tz}"`;
   }
   return null;
@@ -88,13 +88,4 @@ export function checkCron(expr: string, tz: string, now: Date): CronSchedule {
 }
 
 /** Whether Intl knows the zone, under any of its names and in any letter case. */
-function knownTimeZone(tz: string): boolean {
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));

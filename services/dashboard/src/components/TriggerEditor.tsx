@@ -3,9 +3,10 @@
 // /triggers/<id>), and shows the API's message next to the field it is
 // about, moving focus there. An edit keeps the trigger's kind: a one-shot
 // gets a new date, a recurring trigger a new cron expression.
+import { isTimeZoneName } from "@ttr/core/cron-next";
 import { type FormEvent, type ReactNode, useEffect, useId, useRef, useState } from "react";
 import { ApiError, api, errorText } from "../lib/api";
-import { describeCron, knownZone, nextRuns } from "../lib/cron";
+import { describeCron, nextRuns } from "../lib/cron";
 import { inZone, utc, viewerZone } from "../lib/format";
 import {
   bodyOf,
@@ -52,7 +53,7 @@ function described(id: string, errors: FieldErrors, name: FieldName, hint: boole
 
 function CronPreview({ expr, tz }: { expr: string; tz: string }) {
   // Without a zone no run can be placed; saying so beats the generic hint, which blames the expression.
-  if (!knownZone(tz.trim() || "UTC")) return <>Unknown time zone “{tz.trim()}”: the next runs cannot be shown. Use an IANA name such as Europe/Berlin.</>;
+  if (!isTimeZoneName(tz.trim() || "UTC")) return <>Unknown time zone “{tz.trim()}”: the next runs cannot be shown. Use an IANA name such as Europe/Berlin.</>;
   const runs = expr.trim() === "" ? [] : nextRuns(expr.trim(), tz.trim() || "UTC", 3);
   if (runs.length === 0) return <>Five fields: minute hour day-of-month month day-of-week, e.g. 0 9 * * 1-5.</>;
   return (

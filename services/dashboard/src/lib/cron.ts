@@ -22,18 +22,3 @@ export function nextRuns(expr: string, tz: string | null, count: number, from: D
     return [];
   }
 }
-
-/**
- * Whether the API would take `tz` as a time zone: an IANA name the browser
- * knows, in the shape the API accepts (it refuses fixed offsets such as
- * +02:00, which newer browsers take).
- */
-export function knownZone(tz: string): boolean {
-  if (!/^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/.test(tz)) return false;
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}
