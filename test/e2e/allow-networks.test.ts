@@ -5,7 +5,7 @@
 // A malformed range keeps the executor from starting.
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { settled } from "../support/rows.js";
+import { eventually, settled } from "../support/rows.js";
 import { killService, launchService, printLogsOnFailure, startSystem, type System } from "../support/system.js";
 import { startTarget, type Target } from "../support/target.js";
 
@@ -17,7 +17,8 @@ let other: Target;
 beforeAll(async () => {
   allowed = await startTarget("127.0.0.2");
   other = await startTarget("127.0.0.3");
-  sys = await startSystem({ env: { TTR_BLOCK_PRIVATE_NETWORKS: "true", TTR_ALLOW_NETWORKS: "127.0.0.2/32", TTR_NOTIFY_RETRY_DELAYS_SECONDS: "1,1,1" } });
+  // info: the executor's `attempt` lines, which name why a refused attempt failed
+  sys = await startSystem({ env: { TTR_BLOCK_PRIVATE_NETWORKS: "true", TTR_ALLOW_NETWORKS: "127.0.0.2/32", TTR_NOTIFY_RETRY_DELAYS_SECONDS: "1,1,1", LOG_LEVEL: "info" } });
 });
 afterAll(async () => {
   await sys?.stop();
@@ -39,11 +40,22 @@ describe("an executor with TTR_ALLOW_NETWORKS=127.0.0.2/32 under the private-net
     expect(allowed.hits(path)).toHaveLength(1);
   });
 
-  it.each(["127.0.0.3", "[::ffff:127.0.0.3]"])("refuses %s as a Transport error; the target listening there receives nothing", async (host) => {
+  it.each(["127.0.0.3", "[::ffff:127.0.0.3]"])("refuses %s as a Transport error, and the executor's log says why; the target listening there receives nothing", async (host) => {
     const url = `http://${host}:${other.port}/out`;
-    const [e] = await settled(sys.db, await schedule(url));
+    const triggerId = await schedule(url);
+    const [e] = await settled(sys.db, triggerId);
     expect(e).toMatchObject({ responseStatus: null, errorMessage: `Transport error (POST ${url})`, isDeadLetter: true });
     expect(other.received).toHaveLength(0);
+    // The record cannot tell a blocked address from a refused connection; the log line can.
+    const logged = await eventually(async () =>
+      sys.services
+        .filter((s) => s.name === "executor")
+        .flatMap((s) => s.output.join("").split("\n"))
+        .filter((l) => l.includes(triggerId))
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((l) => l.message === "attempt"),
+    );
+    expect(logged).toMatchObject({ outcome: "network_failure", cause: expect.stringMatching(/^::ffff:7f00:3 is not a public address$|^127\.0\.0\.3 is not a public address$/) });
   });
 
   it("sends a dead-letter notification to an allowed address as it sends attempts there, and none to a refused one", async () => {
@@ -61,6 +73,11 @@ describe("an executor with TTR_ALLOW_NETWORKS=127.0.0.2/32 under the private-net
     expect(JSON.parse(note!.body.toString())).toMatchObject({ event: "dead_letter" });
     await new Promise((r) => setTimeout(r, 1000));
     expect(other.received).toHaveLength(0);
+    const notes = sys.services
+      .flatMap((s) => s.output.join("").split("\n"))
+      .filter((l) => l.includes('"dead-letter notification"'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(notes).toContainEqual(expect.objectContaining({ receiver: `http://127.0.0.3:${other.port}`, status: "retrying", cause: "127.0.0.3 is not a public address" }));
   });
 });
 

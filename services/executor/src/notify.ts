@@ -79,6 +79,7 @@ export class Notifier {
     const tries = 1 + retryDelaysSeconds.length;
     for (let n = 1; n <= tries; n++) {
       let error: string | null;
+      let cause: string | undefined;
       try {
         // one id per notification, kept across its tries so that receivers can drop repeats
         const extraHeaders = signing ? await this.deps.sign(started.projectId, `dead_letter_${started.executionId}`, body) : [];
@@ -87,6 +88,7 @@ export class Notifier {
           { timeoutSeconds: TIMEOUT_SECONDS, blockPrivateNetworks: this.deps.blockPrivateNetworks, allowNetworks: this.deps.allowNetworks, reapGraceSeconds: 0 },
         );
         error = failureOf(result);
+        if (result.kind === "network") cause = result.cause;
       } catch (err) {
         if ((err as { _tag?: string })._tag !== "SigningFailed") throw err;
         error = `Signing failed: ${(err as Error).message}`;
@@ -97,7 +99,7 @@ export class Notifier {
       // secret path (as chat webhooks do): the log names its origin only.
       const receiver = new URL(url).origin;
       const logged = error === null ? null : error.replaceAll(withoutCredentials(url), receiver);
-      this.deps.log.info("dead-letter notification", { executionId: started.executionId, receiver, try: n, status, error: logged });
+      this.deps.log.info("dead-letter notification", { executionId: started.executionId, receiver, try: n, status, error: logged, cause });
       if (error === null) return;
       if (n < tries) await new Promise((r) => setTimeout(r, retryDelaysSeconds[n - 1]! * 1000));
     }

@@ -8,7 +8,13 @@ export type AttemptResult =
    * No recordable response: errorMessage is one of the errorMessage (docs/concepts.md)
    * values (Transport, InvalidUrl, Decode, timeout).
    */
-  | { kind: "network"; errorMessage: string; timedOut: boolean }
+  | {
+      kind: "network";
+      errorMessage: string;
+      timedOut: boolean;
+      /** What failed, in words (refused, DNS, TLS, a private address…), for the log; the record does not keep it. */
+      cause?: string;
+    }
   /**
    * The response cannot be recorded: a zero byte within the first 10,240
    * body bytes (docs/concepts.md, how an attempt is recorded), or the body was still

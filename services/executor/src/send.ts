@@ -126,10 +126,10 @@ function newTraceIds(): { traceId: string; spanId: string } {
  * The header lines of one attempt, flat (name, value, name, value…) in wire
  * order: Host first, then the stored headers, then traceparent and b3 (any
  * stored ones are replaced), then ttr's extra headers if any (likewise),
- * then Content-Length. Null when an item's
- * headers make the attempt a Transport error (docs/concepts.md, what the target receives).
+ * then Content-Length. When an item's headers make the attempt a Transport
+ * error (docs/concepts.md, what the target receives): why, in words.
  */
-function wireHeaders(req: OutgoingRequest, url: URL): string[] | null {
+function wireHeaders(req: OutgoingRequest, url: URL): string[] | string {
   const item = req.source === "item";
   // Items: names in lowercase, and a `host` header replaces the URL's host.
   // /schedule triggers: names keep their case, order and repeats.
@@ -150,14 +150,14 @@ function wireHeaders(req: OutgoingRequest, url: URL): string[] | null {
       case "b3":
         continue;
       case "transfer-encoding":
-        if (item) return null;
+        if (item) return refusedItemHeader(name, value);
         continue; // framing is ours (never stored for /schedule triggers anyway)
       case "keep-alive":
       case "upgrade":
-        if (item) return null;
+        if (item) return refusedItemHeader(name, value);
         break;
       case "connection":
-        if (item && !isPlainConnectionValue(value)) return null;
+        if (item && !isPlainConnectionValue(value)) return refusedItemHeader(name, value);
         connection = true;
         break;
     }
@@ -181,6 +181,10 @@ function wireHeaders(req: OutgoingRequest, url: URL): string[] | null {
   // name goes out in lowercase like all of its names.
   if (item && !connection) lines.push("connection", "keep-alive");
   return lines;
+}
+
+function refusedItemHeader(name: string, value: string): string {
+  return `an item may not send the header ${name}: ${value}`;
 }
 
 function isPlainConnectionValue(value: string): boolean {
@@ -229,8 +233,8 @@ function responseHeaders(raw: string[]): Record<string, string> {
   return Object.fromEntries(joined);
 }
 
-function networkFailure(errorMessage: string, timedOut = false): AttemptResult {
-  return { kind: "network", errorMessage, timedOut };
+function networkFailure(errorMessage: string, cause: string, timedOut = false): AttemptResult {
+  return { kind: "network", errorMessage, timedOut, cause };
 }
 
 
@@ -246,10 +250,13 @@ export function sendAttempt(req: OutgoingRequest, opts: SendOptions): Promise<At
   } catch {
     // Only items can hold a URL that does not parse (docs/concepts.md).
     const message = req.source === "item" ? errorMessages.invalidUrl : errorMessages.transport;
-    return Promise.resolve(networkFailure(message(req.method, req.url)));
+    return Promise.resolve(networkFailure(message(req.method, req.url), "the URL does not parse"));
   }
-  const headers = url.protocol === "http:" || url.protocol === "https:" ? wireHeaders(req, url) : null;
-  if (headers === null) return Promise.resolve(networkFailure(errorMessages.transport(req.method, req.url)));
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return Promise.resolve(networkFailure(errorMessages.transport(req.method, req.url), `the URL's scheme ${url.protocol} is not http or https`));
+  }
+  const headers = wireHeaders(req, url);
+  if (typeof headers === "string") return Promise.resolve(networkFailure(errorMessages.transport(req.method, req.url), headers));
   return new Promise((resolve, reject) => attempt(req, url, headers, opts, resolve, reject));
 }
 
@@ -283,7 +290,7 @@ function attempt(
   // headers, not the body (docs/concepts.md, timeouts). A timer that destroys the
   // stream does what an AbortController would, with nothing to allocate.
   let timer = setTimeout(() => {
-    settle(networkFailure(errorMessages.timeout(timeoutSeconds), true));
+    settle(networkFailure(errorMessages.timeout(timeoutSeconds), "timed out", true));
     stream.destroy();
   }, timeoutSeconds * 1000);
 
@@ -302,11 +309,13 @@ function attempt(
     else resolve(result as AttemptResult);
   }
 
-  function failure(): AttemptResult {
+  /** `cause`: what broke, for the executor's log (the stored message does not say). */
+  function failure(cause: string): AttemptResult {
     // Before status and headers: no response at all. After: the body broke,
     // even under a 2xx status (docs/concepts.md: a network failure).
     return networkFailure(
       status === 0 ? errorMessages.transport(method, req.url) : errorMessages.decode(status, method, req.url),
+      cause,
     );
   }
 
@@ -353,9 +362,11 @@ function attempt(
   });
 
   stream.on("end", () => settle(recorded()));
-  stream.on("error", () => settle(failure()));
+  // Node's and got's messages name the address and what failed (refused,
+  // DNS, TLS, "is not a public address"), never the URL's credentials.
+  stream.on("error", (err: Error) => settle(failure(err.message.trim())));
   // Destroyed without an error and without reaching the end: same as an error.
-  stream.on("close", () => settle(failure()));
+  stream.on("close", () => settle(failure("connection closed")));
 
   // got writes the body into the request and ends it; Content-Length is
   // already in the header lines, so it goes out as-is, for GET too.

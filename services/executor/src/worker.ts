@@ -247,5 +247,8 @@ async function recordOutcome(deps: WorkerDeps, { started, result, sentAt }: Sent
     deps.notifier.deadLetter(started);
   }
   const status = record.responseStatus;
-  deps.log.info("attempt", { triggerId, executionId, attempt, outcome, ms, status, recorded, retry: retryExecutionId !== null, deadLetter: record.isDeadLetter });
+  // A network failure's cause is logged only: its stored message is the same
+  // for a refused connection, a DNS failure and a blocked private address.
+  const cause = result.kind === "network" ? result.cause : undefined;
+  deps.log.info("attempt", { triggerId, executionId, attempt, outcome, ms, status, cause, recorded, retry: retryExecutionId !== null, deadLetter: record.isDeadLetter });
 }

@@ -100,7 +100,7 @@ describe("attempts with blockPrivateNetworks", () => {
   ])("refuses %s as a Transport error; the target receives nothing", async (_label, urlOf) => {
     const url = urlOf(target.port);
     const r = await attempt(url, true, "POST");
-    expect(r).toEqual({ kind: "network", errorMessage: `Transport error (POST ${url})`, timedOut: false });
+    expect(r).toEqual({ kind: "network", errorMessage: `Transport error (POST ${url})`, timedOut: false, cause: expect.stringMatching(/ is not a public address$/) });
     expect(classify(r)).toBe("network_failure");
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(target.received).toHaveLength(0);
@@ -236,7 +236,7 @@ describe("attempts with blockPrivateNetworks and allowed ranges, through real HT
   ])("with %s, refuses http://%s as a Transport error; that target receives nothing", async (cidr, host) => {
     const url = `http://${host}:${otherTarget.port}/out`;
     const r = await attempt(url, [cidr]);
-    expect(r).toEqual({ kind: "network", errorMessage: `Transport error (POST ${url})`, timedOut: false });
+    expect(r).toEqual({ kind: "network", errorMessage: `Transport error (POST ${url})`, timedOut: false, cause: expect.stringMatching(/ is not a public address$/) });
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(otherTarget.received).toHaveLength(0);
   });

@@ -42,13 +42,14 @@ describe("outcomes", () => {
       kind: "network",
       errorMessage: `Transport error (POST ${url})`,
       timedOut: false,
+      cause: `connect ECONNREFUSED 127.0.0.1:${new URL(url).port}`,
     });
   });
 
   it("keeps credentials in the target URL out of the error message", async () => {
     const port = await closedPort();
     const r = await send({ url: `http://admin:s3cret@127.0.0.1:${port}/x?y=1` });
-    expect(r).toEqual({ kind: "network", errorMessage: `Transport error (GET http://***@127.0.0.1:${port}/x?y=1)`, timedOut: false });
+    expect(r).toEqual({ kind: "network", errorMessage: `Transport error (GET http://***@127.0.0.1:${port}/x?y=1)`, timedOut: false, cause: `connect ECONNREFUSED 127.0.0.1:${port}` });
     const item = await send({ source: "item", url: "http://tok:en@[::1" });
     expect(item).toMatchObject({ kind: "network", errorMessage: "InvalidUrl error (GET http://***@[::1)" });
     expect(withoutCredentials("https://u@h/p@q")).toBe("https://***@h/p@q");
@@ -57,17 +58,18 @@ describe("outcomes", () => {
 
   it("fails as a Transport error when DNS fails", async () => {
     const r = await send({ url: "http://nonexistent.invalid/" });
-    expect(r).toEqual({ kind: "network", errorMessage: "Transport error (GET http://nonexistent.invalid/)", timedOut: false });
+    expect(r).toEqual({ kind: "network", errorMessage: "Transport error (GET http://nonexistent.invalid/)", timedOut: false, cause: "getaddrinfo ENOTFOUND nonexistent.invalid" });
   });
 
   it("fails as a Transport error when TLS fails", async () => {
     const url = `https://127.0.0.1:${target.port}/`;
-    expect(await send({ url })).toEqual({ kind: "network", errorMessage: `Transport error (GET ${url})`, timedOut: false });
+    expect(await send({ url })).toEqual({ kind: "network", errorMessage: `Transport error (GET ${url})`, timedOut: false, cause: expect.stringContaining("SSL routines") });
   });
 
   it.each(["schedule", "item"] as const)("fails as a Transport error for a non-http scheme (%s)", async (source) => {
     for (const url of ["ftp://example.com/file", "mailto:someone@example.com", "file:///etc/passwd"]) {
-      expect(await send({ source, url })).toEqual({ kind: "network", errorMessage: `Transport error (GET ${url})`, timedOut: false });
+      const scheme = new URL(url).protocol;
+      expect(await send({ source, url })).toEqual({ kind: "network", errorMessage: `Transport error (GET ${url})`, timedOut: false, cause: `the URL's scheme ${scheme} is not http or https` });
     }
   });
 
@@ -117,7 +119,7 @@ describe("outcomes", () => {
       expect(r.body).toBe("done");
     });
     await rawTarget(`HTTP/1.1 200 OK\r\nX-Big: ${"b".repeat(300_000)}\r\nContent-Length: 4\r\n\r\ndone`, async (base) => {
-      expect(await send({ url: `${base}/work` })).toEqual({ kind: "network", errorMessage: `Transport error (GET ${base}/work)`, timedOut: false });
+      expect(await send({ url: `${base}/work` })).toEqual({ kind: "network", errorMessage: `Transport error (GET ${base}/work)`, timedOut: false, cause: "Parse Error: Header overflow" });
     });
   });
 
@@ -133,7 +135,7 @@ describe("outcomes", () => {
 
   it("fails as a Transport error when the connection closes before headers", async () => {
     const url = `${target.base}/close-before-headers`;
-    expect(await send({ url })).toEqual({ kind: "network", errorMessage: `Transport error (GET ${url})`, timedOut: false });
+    expect(await send({ url })).toEqual({ kind: "network", errorMessage: `Transport error (GET ${url})`, timedOut: false, cause: "socket hang up" });
   });
 
   it("times out while waiting for status and headers, after the timeout and no later than half a second past it", async () => {
@@ -141,7 +143,7 @@ describe("outcomes", () => {
     const started = performance.now();
     const r = await send({ url }, { timeoutSeconds: 1 });
     const elapsed = performance.now() - started;
-    expect(r).toEqual({ kind: "network", errorMessage: '{"errorMessage":"Request timed out after 1s"}', timedOut: true });
+    expect(r).toEqual({ kind: "network", errorMessage: '{"errorMessage":"Request timed out after 1s"}', timedOut: true, cause: "timed out" });
     expect(classify(r)).toBe("network_failure");
     // libuv measures timers from its cached loop time, which can trail the clock by a few ms.
     expect(elapsed).toBeGreaterThanOrEqual(990);
@@ -168,7 +170,7 @@ describe("outcomes", () => {
   it("fails as a Decode error when the body breaks after a 200", async () => {
     const url = `${target.base}/broken-body?z=9`;
     const r = await send({ url, method: "PATCH" });
-    expect(r).toEqual({ kind: "network", errorMessage: `Decode error (200 PATCH ${url})`, timedOut: false });
+    expect(r).toEqual({ kind: "network", errorMessage: `Decode error (200 PATCH ${url})`, timedOut: false, cause: "The server aborted pending request" });
     expect(classify(r)).toBe("network_failure");
   });
 });

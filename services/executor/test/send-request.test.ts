@@ -120,7 +120,7 @@ describe("what a /schedule trigger sends", () => {
 
   it("answers Transport error for an unparsable stored URL", async () => {
     const r = await send({ url: "not a url" });
-    expect(r).toEqual({ kind: "network", errorMessage: "Transport error (GET not a url)", timedOut: false });
+    expect(r).toEqual({ kind: "network", errorMessage: "Transport error (GET not a url)", timedOut: false, cause: "the URL does not parse" });
   });
 });
 
@@ -181,7 +181,7 @@ describe("what a /declare or /bulk item sends", () => {
   ])("fails as a Transport error with %s: %s, and the target receives nothing", async (name, value) => {
     const url = `${target.base}/echo?q=1`;
     const r = await send({ source: "item", method: "POST", url, headers: [[name, value]] });
-    expect(r).toEqual({ kind: "network", errorMessage: `Transport error (POST ${url})`, timedOut: false });
+    expect(r).toEqual({ kind: "network", errorMessage: `Transport error (POST ${url})`, timedOut: false, cause: `an item may not send the header ${name}: ${value}` });
     expect(classify(r)).toBe("network_failure");
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(target.received).toHaveLength(0);
@@ -196,6 +196,7 @@ describe("what a /declare or /bulk item sends", () => {
       kind: "network",
       errorMessage: `Transport error (GET ${url})`,
       timedOut: false,
+      cause: expect.stringContaining(JSON.stringify(name)),
     });
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(target.received).toHaveLength(0);
@@ -203,6 +204,6 @@ describe("what a /declare or /bulk item sends", () => {
 
   it("answers InvalidUrl error for a URL that does not parse", async () => {
     const r = await send({ source: "item", method: "DELETE", url: "http://exa mple.com/x?y" });
-    expect(r).toEqual({ kind: "network", errorMessage: "InvalidUrl error (DELETE http://exa mple.com/x?y)", timedOut: false });
+    expect(r).toEqual({ kind: "network", errorMessage: "InvalidUrl error (DELETE http://exa mple.com/x?y)", timedOut: false, cause: "the URL does not parse" });
   });
 });
