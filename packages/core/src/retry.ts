@@ -94,8 +94,6 @@ export function nextRetryDelay(policy: MergedRetry | null, kind: FailureKind, at
 
 /** Answers whose `Retry-After` a policy with `honorRetryAfter` obeys. */
 const RETRY_AFTER_STATUSES = new Set([429, 503]);
-/** A Retry-After is never followed further than this without a cap of the policy's own. */
-const MAX_RETRY_AFTER_SECONDS = 86400;
 
 /**
  * Seconds a `Retry-After` value asks to wait, measured from `now`: whole
@@ -149,10 +147,11 @@ function httpDate(text: string, now: Date): number | null {
 /**
  * The retry delay once the target's `Retry-After` is honoured: at least
  * what the answer asked for (a 429 or 503 only), capped by the policy's
- * `retryMaxDelaySeconds` (a day when it has none), and never less than the
- * policy's own delay.
+ * `retryMaxDelaySeconds` when it has one, and never less than the policy's
+ * own delay. Without a cap, only the longest delay a retry can have at all
+ * bounds it (about 317 years: a time that still fits a Date and PostgreSQL).
  */
 export function honorRetryAfter(delay: number, status: number | null, retryAfter: number | null, maxDelay: number | null): number {
   if (status === null || !RETRY_AFTER_STATUSES.has(status) || retryAfter === null) return delay;
-  return Math.max(delay, Math.min(retryAfter, maxDelay ?? MAX_RETRY_AFTER_SECONDS));
+  return Math.max(delay, Math.min(retryAfter, maxDelay ?? LONGEST_DELAY_SECONDS));
 }

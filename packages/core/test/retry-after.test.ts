@@ -33,7 +33,14 @@ describe("honorRetryAfter", () => {
     expect(honorRetryAfter(5, 429, 30, null)).toBe(30);
     expect(honorRetryAfter(5, 503, 30, 20)).toBe(20);
     expect(honorRetryAfter(40, 503, 30, null)).toBe(40);
-    expect(honorRetryAfter(5, 503, 999_999, null)).toBe(86400);
+    expect(honorRetryAfter(5, 503, 86400, 86400)).toBe(86400);
+  });
+
+  it("without retryMaxDelaySeconds waits what was asked, even past a day; only the longest possible delay bounds it", () => {
+    expect(honorRetryAfter(5, 503, 90_000, null)).toBe(90_000);
+    expect(honorRetryAfter(5, 429, 31_536_000, null)).toBe(31_536_000);
+    expect(honorRetryAfter(5, 503, 1e30, null)).toBe(1e10);
+    expect(new Date(Date.now() + honorRetryAfter(5, 503, Number("9".repeat(40)), null) * 1000).getUTCFullYear()).toBeLessThan(9999);
   });
 
   it("ignores other statuses, network failures and answers without the header", () => {
