@@ -2,7 +2,7 @@
 // database to use, and passwords kept out of the process list.
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { type SecretKeys, secretKeys } from "@ttr/core";
+import { MAX_PASSWORD_LENGTH, type SecretKeys, secretKeys } from "@ttr/core";
 import { MAX_MONTHLY_QUOTA } from "@ttr/db";
 
 /** A mistake in how the command was called: usage on stderr, exit code 2. */
@@ -110,11 +110,16 @@ function promptHidden(question: string): Promise<string> {
   });
 }
 
-/** --password, else one line from stdin (unechoed at a terminal). */
+/** --password, else one line from stdin (unechoed at a terminal); at most MAX_PASSWORD_LENGTH characters, which sign-in takes. */
 export async function password(value: string | undefined): Promise<string> {
-  if (value !== undefined) return need(value, "password");
-  const text = process.stdin.isTTY ? await promptHidden("Password: ") : (await readAll(process.stdin)).replace(/\r?\n$/, "");
+  const text =
+    value !== undefined
+      ? need(value, "password")
+      : process.stdin.isTTY
+        ? await promptHidden("Password: ")
+        : (await readAll(process.stdin)).replace(/\r?\n$/, "");
   if (text === "") throw new UsageError("no password: give --password, or write it to stdin");
+  if (text.length > MAX_PASSWORD_LENGTH) throw new UsageError(`the password must be at most ${MAX_PASSWORD_LENGTH} characters (sign-in takes no longer one)`);
   return text;
 }
 

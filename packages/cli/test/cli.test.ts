@@ -108,6 +108,16 @@ describe("ttr admin CLI", { timeout: 90_000 }, () => {
     const empty = await ttrWithInput("", "user", "set-password", "--email", "pw@example.com", "--json");
     expect(empty.code).toBe(2);
     expect(empty.stderr).toContain("no password");
+    // sign-in compares at most 1,024 characters: a longer password could never be used
+    for (const input of [["--password", "p".repeat(1025)], []]) {
+      const long = await ttrWithInput(`${"q".repeat(1025)}\n`, "user", "set-password", "--email", "pw@example.com", ...input, "--json");
+      expect(long.code).toBe(2);
+      expect(long.stderr).toContain("the password must be at most 1024 characters");
+    }
+    expect(await verifyPassword("second-pass", await hashOf())).toBe(true);
+    const longest = await ttrWithInput(`${"q".repeat(1024)}\n`, "user", "set-password", "--email", "pw@example.com", "--json");
+    expect(longest.code, longest.stderr).toBe(0);
+    expect(await verifyPassword("q".repeat(1024), await hashOf())).toBe(true);
     const nobody = await ttrWithInput("x\n", "user", "set-password", "--email", "nobody@example.com", "--json");
     expect(nobody.code).toBe(1);
     expect(nobody.stderr).toContain("no user with email nobody@example.com");

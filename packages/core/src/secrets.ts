@@ -34,6 +34,13 @@ function scryptAsync(password: string, salt: Buffer, N: number, r: number, p: nu
   );
 }
 
+/**
+ * The longest password a dashboard user may have, in characters: the CLI
+ * sets none longer and sign-in compares none longer (it bounds the scrypt
+ * work one sign-in can ask for).
+ */
+export const MAX_PASSWORD_LENGTH = 1024;
+
 /** `scrypt$N$r$p$salt$hash`, base64url parts, so parameters can be raised later. */
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);

@@ -71,7 +71,15 @@ describe("POST /auth/login", () => {
 
   it("401 Invalid credentials for a wrong password or an unknown email, with no cookie", async () => {
     await createUser(api.db, api.projectId, "bob@example.com", "right-password");
-    for (const [email, password] of [["bob@example.com", "wrong-password"], ["nobody@example.com", "right-password"], ["bob@example.com\u0000", "right-password"]]) {
+    const cases = [
+      ["bob@example.com", "wrong-password"],
+      ["nobody@example.com", "right-password"],
+      ["bob@example.com\u0000", "right-password"],
+      // longer than any user's (the CLI sets none longer): wrong, not malformed
+      ["bob@example.com", "p".repeat(1025)],
+      [`${"b".repeat(310)}@example.com`, "right-password"],
+    ];
+    for (const [email, password] of cases) {
       const res = await login(api, email!, password!);
       expect(res.status).toBe(401);
       expect(res.json()).toEqual({ _tag: "Unauthorized", message: "Invalid credentials" });

@@ -1072,8 +1072,9 @@ export interface components {
             execution: components["schemas"]["Execution"];
         };
         LoginBody: {
-            /** @description Not case-sensitive. */
+            /** @description Not case-sensitive. Longer than 320 characters, it belongs to no user (401). */
             email: string;
+            /** @description A user's password has at most 1,024 characters; a longer one is wrong (401). */
             password: string;
         };
         LoginResult: {

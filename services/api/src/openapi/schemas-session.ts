@@ -136,8 +136,8 @@ const ACCOUNT: Json = {
     type: "object",
     required: ["email", "password"],
     properties: {
-      email: { type: "string", minLength: 1, maxLength: 320, description: "Not case-sensitive." },
-      password: { type: "string", minLength: 1, maxLength: 1024 },
+      email: { type: "string", minLength: 1, description: "Not case-sensitive. Longer than 320 characters, it belongs to no user (401)." },
+      password: { type: "string", minLength: 1, description: "A user's password has at most 1,024 characters; a longer one is wrong (401)." },
     },
   },
   LoginResult: {
