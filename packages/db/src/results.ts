@@ -94,8 +94,10 @@ export async function triggerPage(db: SqlRunner, projectId: string, filter: Trig
 }
 
 /** One trigger with its executions by attempt number; a 404 when the project has no such trigger. */
-export async function triggerWithExecutions(db: SqlRunner, projectId: string, id: string) {
-  if (!UUID.test(id)) throw notFoundTrigger();
+export async function triggerWithExecutions(db: SqlRunner, projectId: string, written: string) {
+  if (!UUID.test(written)) throw notFoundTrigger();
+  // loadTriggers matches rows by their text form, which PostgreSQL writes in lowercase
+  const id = written.toLowerCase();
   const [trigger] = await d.loadTriggers(db, projectId, [id]);
   if (!trigger) throw notFoundTrigger();
   const executions = trigger.kind === "job" ? await d.triggerExecutions(db, projectId, id) : [];

@@ -144,6 +144,16 @@ describe("GET /triggers/<id>", () => {
     });
   });
 
+  it("reads an ID written in uppercase, as /schedule and /cancel do", async () => {
+    const id = await seedTrigger(api, api.projectId, { status: "completed", attempts: 1 });
+    await seedExecution(api, api.projectId, id, { attemptNumber: 1, triggeredBy: "scheduler", responseStatus: 200 });
+    const gen = await seedGenerator(api, api.projectId);
+    const upper = await s.get(`/triggers/${id.toUpperCase()}`);
+    expect(upper.trigger.id).toBe(id);
+    expect(upper.executions).toHaveLength(1);
+    expect((await s.get(`/triggers/${gen.toUpperCase()}`)).trigger).toMatchObject({ id: gen, kind: "generator" });
+  });
+
   it("404 Trigger not found for an unknown, malformed or foreign ID", async () => {
     const other = await otherProject(api, "foreign");
     const theirs = await seedTrigger(api, other.projectId);
