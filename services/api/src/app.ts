@@ -3,7 +3,7 @@ import express from "express";
 import { randomUUID } from "node:crypto";
 import { dbPing, dbTakesWrites } from "@ttr/db";
 import { handleOps, OutageLog, prom, redisPing, registerStoreProbes } from "@ttr/platform";
-import { AuthFailureBudget, CREDENTIAL_PATHS } from "./auth/failure-budget.js";
+import { AuthFailureBudget, CREDENTIAL_ROUTES } from "./auth/failure-budget.js";
 import type { Deps } from "./deps.js";
 import { answerUnavailable, errorHandler, notFoundHandler } from "./http/errors.js";
 import { watchStorage } from "./http/storage-watch.js";
@@ -85,12 +85,12 @@ export function createApp(deps: Deps): express.Express {
   );
 
   // Before any body is read or key looked up: an address that keeps failing
-  // to authenticate is answered 429 until its minute ends. Only on the paths
-  // that take credentials (a route added there must be listed): the OpenAPI
-  // document, the reference page, the dashboard's files and unknown paths
-  // answer as they always do.
+  // to authenticate is answered 429 until its minute ends. Only on the
+  // operations that take credentials (a route added there must be listed):
+  // the OpenAPI document, the reference page, the dashboard's files, unknown
+  // paths and methods answer as they always do.
   const authFailures = new AuthFailureBudget(deps.authFailuresPerMinute ?? 600);
-  app.use(CREDENTIAL_PATHS, authFailures.gate);
+  for (const [method, path] of CREDENTIAL_ROUTES) app[method](path, authFailures.gate);
 
   // /schedule and the dashboard's POST and PUT /triggers share one path (schedule/call.ts).
   const scheduling = new Scheduling(deps);

@@ -72,9 +72,22 @@ describe("through the api", () => {
     expect((await api.call("GET", "/reference", withKey)).status).toBe(200);
     expect((await api.call("GET", "/dashboard/", withKey)).status).toBe(200);
     expect((await api.call("GET", "/no-such-path", withKey)).status).toBe(404);
-    // and every path that does take them is guarded
-    expect((await api.call("GET", "/stats", withKey)).status).toBe(429);
-    expect((await api.call("POST", "/dead-letters/replay", withKey)).status).toBe(429);
+    // Methods and paths below the guarded ones that no operation serves: 404 with no body, as always.
+    for (const [method, path] of [["POST", "/cancel"], ["GET", "/declare"], ["GET", "/auth/login"], ["PATCH", "/tag-policies"], ["GET", "/schedule/x"], ["GET", "/triggers/a/b/c"], ["GET", "/dead-letters"]] as const) {
+      const res = await api.call(method, path, withKey);
+      expect(res.status, `${method} ${path}`).toBe(404);
+      expect(res.text, `${method} ${path}`).toBe("");
+    }
+    // and every operation that does take them is guarded: each one the OpenAPI document lists with credentials
+    const doc = (await api.call("GET", "/openapi.json")).json() as { paths: Record<string, Record<string, { security?: unknown[] }>> };
+    const id = "00000000-0000-4000-8000-000000000000";
+    const guarded = Object.entries(doc.paths).flatMap(([path, operations]) =>
+      Object.entries(operations).flatMap(([method, op]) => ((op.security?.length ?? 0) > 0 || path === "/auth/login" ? [[method.toUpperCase(), path.replace("{id}", id)] as const] : [])),
+    );
+    expect(guarded.length).toBeGreaterThan(25);
+    for (const [method, path] of guarded) expect((await api.call(method, path, withKey)).status, `${method} ${path}`).toBe(429);
+    // /schedule takes any method
+    expect((await api.call("PROPFIND", "/schedule", withKey)).status).toBe(429);
   });
 
   it("another address, and a valid key from it, are not affected", async () => {

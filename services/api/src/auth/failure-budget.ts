@@ -30,20 +30,36 @@ export function isLoopback(address: string): boolean {
   return plain === "::1" || (isIP(plain) === 4 && plain.startsWith("127."));
 }
 
-/** The paths (and what lies below them) whose endpoints read credentials: the budget guards these. */
-export const CREDENTIAL_PATHS = [
-  "/schedule",
-  "/cancel",
-  "/declare",
-  "/bulk",
-  "/tag-policies",
-  "/triggers",
-  "/executions",
-  "/project",
-  "/stats",
-  "/overview",
-  "/dead-letters",
-  "/auth",
+/**
+ * The operations that read credentials, as express routes: the budget guards
+ * exactly these (a route added must be listed; a test compares this list
+ * with the OpenAPI document). Any other method or path, such as POST
+ * /cancel or GET /schedule/x, is answered 404 as always, budget or not.
+ */
+export const CREDENTIAL_ROUTES: ReadonlyArray<readonly ["all" | "get" | "post" | "put" | "delete", string]> = [
+  ["all", "/schedule"], // any method
+  ["delete", "/cancel"],
+  ["post", "/declare"],
+  ["post", "/bulk"],
+  ["get", "/tag-policies"],
+  ["post", "/tag-policies"],
+  ["put", "/tag-policies/:id"],
+  ["delete", "/tag-policies/:id"],
+  ["post", "/auth/login"],
+  ["post", "/auth/logout"],
+  ["get", "/triggers"],
+  ["post", "/triggers"],
+  ["get", "/triggers/:id"],
+  ["put", "/triggers/:id"],
+  ["delete", "/triggers/:id"],
+  ["post", "/triggers/:id/replay"],
+  ["post", "/triggers/:id/retry"],
+  ["get", "/executions"],
+  ["get", "/project"],
+  ["get", "/stats"],
+  ["get", "/overview"],
+  ["post", "/dead-letters/replay"],
+  ["post", "/dead-letters/discard"],
 ];
 
 /** Whether a request carries credentials of its own (a key or an Authorization header). */
