@@ -55,7 +55,10 @@ export function sessionToken(req: Request): string | null {
 /**
  * Whether a request comes from a page of another origin: Sec-Fetch-Site
  * other than same-origin or none (a typed URL, a bookmark), or an Origin
- * whose host is not the Host the request was sent to.
+ * whose host is not the host the request was sent to. That host is the
+ * Host header, or, from a proxy TRUST_PROXY trusts, its X-Forwarded-Host
+ * (express's req.host): a proxy that sends its upstream's name as Host
+ * (nginx's proxy_pass does) names the browser's in X-Forwarded-Host.
  */
 export function isCrossSite(req: Request): boolean {
   const site = req.headers["sec-fetch-site"];
@@ -65,7 +68,7 @@ export function isCrossSite(req: Request): boolean {
   try {
     const from = new URL(origin);
     // Parsing the Host header against the same scheme drops a default port as URL does for Origin.
-    return from.host !== new URL(`${from.protocol}//${req.headers.host ?? ""}`).host;
+    return from.host !== new URL(`${from.protocol}//${req.host ?? ""}`).host;
   } catch {
     // `Origin: null` (sandboxed frames, some redirects) and malformed values
     return true;
