@@ -2,7 +2,7 @@
 // answer's body as the OpenAPI document types it, or rejecting with a
 // TtrError (errors.ts).
 import { type Fetch, Transport } from "./http.js";
-import { type ScheduleOptions, scheduleRequest } from "./schedule.js";
+import { type ScheduleOptions, scheduleRequest, ttrHeaderValue } from "./schedule.js";
 import type {
   BulkBody,
   BulkResult,
@@ -80,7 +80,7 @@ export class TtrClient {
   async cancel(target: CancelTarget, call: CallOptions = {}): Promise<void> {
     const headers: Record<string, string> = {};
     if (target.triggerId !== undefined) headers["ttr-trigger-id"] = target.triggerId;
-    if (target.customKey !== undefined) headers["ttr-custom-key"] = target.customKey;
+    if (target.customKey !== undefined) headers["ttr-custom-key"] = ttrHeaderValue(target.customKey);
     await this.http.empty({ method: "DELETE", path: "/cancel", headers, signal: call.signal });
   }
 

@@ -38,6 +38,34 @@ export function scheduledAtHeader(when: ScheduleOptions["scheduledAt"]): string 
   return when.tz === undefined ? `cron(${when.cron})` : `cron(${when.cron}, ${when.tz})`;
 }
 
+/**
+ * A `ttr-` header's value as fetch can send it: the api reads these values
+ * as UTF-8, while fetch sends each character of a header as one byte (and
+ * refuses characters past U+00FF), so text is spelled out as its UTF-8
+ * bytes. Titles and keys in any script arrive as written.
+ */
+export function ttrHeaderValue(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII is sent as it is
+  if (/^[\u0000-\u007f]*$/.test(text)) return text;
+  let bytes = "";
+  for (const byte of new TextEncoder().encode(text)) bytes += String.fromCharCode(byte);
+  return bytes;
+}
+
+/** An HTTP token (RFC 9110): what a method or a header name may be. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** Whether HTTP carries a header value as it is: no NUL or line break, and one byte per character. */
+function sendableValue(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c === 0 || c === 10 || c === 13 || c > 0xff) return false;
+  }
+  return true;
+}
+
+/** Methods fetch refuses to send (the Fetch standard forbids them). */
+const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
+
 export interface ScheduleRequest {
   method: string;
   headers: Record<string, string>;
@@ -47,6 +75,8 @@ export interface ScheduleRequest {
 /** The method, headers and body of the /schedule call for `opts` (the API key is added by the transport). */
 export function scheduleRequest(opts: ScheduleOptions): ScheduleRequest {
   const method = (opts.method ?? "POST").toUpperCase();
+  if (!TOKEN.test(method)) throw new TypeError(`schedule: ${JSON.stringify(opts.method)} is not an HTTP method`);
+  if (FORBIDDEN_METHODS.has(method)) throw new TypeError(`schedule: fetch cannot send a ${method} request, so this client cannot schedule one; call /schedule with another HTTP client`);
   if (opts.body !== undefined && opts.json !== undefined) throw new TypeError("schedule: give body or json, not both");
   const carriesBody = opts.body !== undefined || opts.json !== undefined;
   if (carriesBody && (method === "GET" || method === "HEAD")) throw new TypeError(`schedule: a ${method} request has no body`);
@@ -54,6 +84,11 @@ export function scheduleRequest(opts: ScheduleOptions): ScheduleRequest {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(opts.headers ?? {})) {
     if (name.toLowerCase().startsWith("ttr-")) throw new TypeError(`schedule: header ${name} is reserved; use the options of the same meaning`);
+    if (!TOKEN.test(name)) throw new TypeError(`schedule: ${JSON.stringify(name)} is not a header name`);
+    // Sent and stored byte for byte: one byte per character, as HTTP carries them.
+    if (!sendableValue(value)) {
+      throw new TypeError(`schedule: header ${name} holds a line break, NUL or a character past U+00FF; send text as its UTF-8 bytes or encode it (percent, base64)`);
+    }
     headers[name.toLowerCase()] = value;
   }
   // Headers the caller's HTTP client adds are stored and sent too; fetch asks
@@ -62,11 +97,11 @@ export function scheduleRequest(opts: ScheduleOptions): ScheduleRequest {
   headers["accept-encoding"] ??= "identity";
   if (opts.json !== undefined) headers["content-type"] ??= "application/json";
 
-  headers["ttr-url"] = opts.url;
-  headers["ttr-scheduled-at"] = scheduledAtHeader(opts.scheduledAt);
-  if (opts.customKey !== undefined) headers["ttr-custom-key"] = opts.customKey;
-  if (opts.tags !== undefined && opts.tags.length > 0) headers["ttr-tags"] = opts.tags.join(",");
-  if (opts.title !== undefined) headers["ttr-title"] = opts.title;
+  headers["ttr-url"] = ttrHeaderValue(opts.url);
+  headers["ttr-scheduled-at"] = ttrHeaderValue(scheduledAtHeader(opts.scheduledAt));
+  if (opts.customKey !== undefined) headers["ttr-custom-key"] = ttrHeaderValue(opts.customKey);
+  if (opts.tags !== undefined && opts.tags.length > 0) headers["ttr-tags"] = ttrHeaderValue(opts.tags.join(","));
+  if (opts.title !== undefined) headers["ttr-title"] = ttrHeaderValue(opts.title);
   if (opts.triggerId !== undefined) headers["ttr-trigger-id"] = opts.triggerId;
   if (opts.runMissed !== undefined) headers["ttr-run-missed"] = String(opts.runMissed);
 

@@ -85,7 +85,24 @@ describe("schedule: the options become the trigger", () => {
     await expect(ttr.schedule({ url: target, scheduledAt: "now", headers: { "TTR-Tags": "x" } })).rejects.toThrow(TypeError);
     await expect(ttr.schedule({ url: target, scheduledAt: "now", method: "GET", body: "x" })).rejects.toThrow(/GET request has no body/);
     await expect(ttr.schedule({ url: target, scheduledAt: "now", body: "x", json: {} })).rejects.toThrow(/body or json/);
+    // what fetch itself cannot send: a TypeError that says so, not a Transport error
+    await expect(ttr.schedule({ url: target, scheduledAt: "now", method: "TRACE" })).rejects.toThrow(/fetch cannot send a TRACE request/);
+    await expect(ttr.schedule({ url: target, scheduledAt: "now", method: "GET / HTTP" })).rejects.toThrow(/is not an HTTP method/);
+    await expect(ttr.schedule({ url: target, scheduledAt: "now", headers: { "bad name": "x" } })).rejects.toThrow(/is not a header name/);
+    await expect(ttr.schedule({ url: target, scheduledAt: "now", headers: { "x-price": "10 €" } })).rejects.toThrow(/past U\+00FF/);
+    await expect(ttr.schedule({ url: target, scheduledAt: "now", headers: { "x-split": "a\r\nInjected: yes" } })).rejects.toThrow(/line break/);
     expect((await ttr.getProject()).project.usedThisMonth).toBe(usedBefore);
+  });
+
+  it("a title and a custom key in any script arrive as written, and cancel finds the key", async () => {
+    const title = "Rappel • facture n° 42 😀 请求";
+    const customKey = `clé-${randomBytes(3).toString("hex")}-键`;
+    const made = await ttr.schedule({ url: target, scheduledAt: "now | add 1h", title, customKey, headers: { "x-latin1": "café" } });
+    const { trigger } = await ttr.getTrigger(made.triggerId);
+    expect([trigger.title, trigger.customKey]).toEqual([title, customKey]);
+    expect(trigger.headers["x-latin1"]).toBe("café");
+    await ttr.cancel({ customKey });
+    expect((await triggerById(api.db, made.triggerId))?.status).toBe("cancelled");
   });
 });
 
