@@ -278,6 +278,10 @@ export async function inFlightForTag(db: SqlRunner, projectId: string, tag: stri
   return (await query<{ id: string }>(db, "in_flight_for_tag", projectId, tag)).map((r) => r.id);
 }
 
+/** A project's tag's most recent starts since `since`, newest first, at most `limit` (an admitted attempt not yet started counts from its hand-over). */
+export const tagRecentStarts = (db: SqlRunner, projectId: string, tag: string, since: Date, limit: number) =>
+  query<{ id: string; startedAt: Date }>(db, "tag_recent_starts", projectId, tag, since, limit);
+
 export const attemptTags = (db: SqlRunner, ref: AttemptRef) =>
   queryOne<{ projectId: string; tags: string[]; status: string }>(db, "attempt_tags", ref.executionId, ref.partDay);
 

@@ -169,6 +169,7 @@ const periodic: Case[] = [
   ["create next instances", "create_next_instances", () => [[noId], [new Date(Date.now() + 60_000).toISOString()]]],
   ["limiting policies", "limiting_policies", () => []],
   ["in flight for a tag", "in_flight_for_tag", () => [project, "billing"]],
+  ["a tag's starts in its last hour, after Redis lost its data", "tag_recent_starts", () => [project, "billing", new Date(Date.now() - 3_600_000), 1000]],
   ["tags of an attempt", "attempt_tags", () => [noId, today()]],
   ["start attempts", "start_attempts", () => [[noId], today(), 30, 60]],
   ["mark dispatched", "mark_dispatched", () => [[noId], [today()]]],

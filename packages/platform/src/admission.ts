@@ -94,6 +94,21 @@ async function release(redis: Redis, prefix: string, projectId: string, tags: st
 }
 
 /**
+ * Puts back what Redis lost of one tag's state (a FLUSHALL, a restart
+ * without persistence), as PostgreSQL knows it: the attempts holding a
+ * concurrency slot, and the tag's recent starts (id, ms), which are added
+ * only where the log has no entry of its own for them (newer starts
+ * recorded meanwhile keep their time).
+ */
+export async function restoreTag(redis: Redis, prefix: string, projectId: string, tag: string, state: { running: string[]; starts: Array<[string, number]> }): Promise<void> {
+  const base = `${key(prefix)}${projectId}:${tag}`;
+  const multi = redis.multi();
+  if (state.running.length > 0) multi.sadd(`${base}:run`, ...state.running);
+  if (state.starts.length > 0) multi.zadd(`${base}:log`, "NX", ...state.starts.flatMap(([id, at]) => [at, id]));
+  await multi.exec();
+}
+
+/**
  * Admitted, then never sent (its trigger was cancelled meanwhile): its slots
  * are free, and its start is taken back, since throughput counts only
  * attempts that started (docs/api/tag-policies.md).

@@ -5,6 +5,6 @@ export { resolveInfra, canConnect, freePort, serverUrlOf, databaseUrl, type Infr
 export { OutageLog, orAfter, RepeatLog, within } from "./outage.js";
 export { createRedis, isRedisUnavailable, redisPing } from "./redis.js";
 export { type HostPort, parseHostPorts, type RedisSettings, redisOptions, redisSettingsOf, redisUrlParams } from "./redis-options.js";
-export { admit, markStarted, markEnded, markDropped, MAX_WINDOW_MS, DEFAULT_LOG_CAP, type TagLimit, type AdmissionCandidate } from "./admission.js";
+export { admit, markStarted, markEnded, markDropped, restoreTag, MAX_WINDOW_MS, DEFAULT_LOG_CAP, type TagLimit, type AdmissionCandidate } from "./admission.js";
 export { Batcher, type BatcherOptions, KeyedBatchers } from "./batcher.js";
 export { BackgroundWork } from "./background.js";

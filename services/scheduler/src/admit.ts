@@ -4,8 +4,8 @@
 // limits hold across any number of executors.
 import type { Redis } from "ioredis";
 import { isWindowKey, parseWindow } from "@ttr/core";
-import { type DispatchCandidate, inFlightForTag, limitingPolicies, type SqlRunner } from "@ttr/db";
-import { admit, type TagLimit } from "@ttr/platform";
+import { type DispatchCandidate, inFlightForTag, limitingPolicies, type SqlRunner, tagRecentStarts } from "@ttr/db";
+import { admit, DEFAULT_LOG_CAP, MAX_WINDOW_MS, restoreTag, type TagLimit } from "@ttr/platform";
 import type { Admission } from "./deps.js";
 
 /**
@@ -23,6 +23,9 @@ export function limitOf(throughput: Record<string, number> | null, maxConcurrent
   }
   return { max: maxConcurrent, windows };
 }
+
+/** The most starts read back per tag after Redis lost its data (a rate above it is not held to exactly then). */
+const MAX_RESTORED_STARTS = 100_000;
 
 export class PolicyAdmission implements Admission {
   private limits = new Map<string, TagLimit>();
@@ -52,6 +55,25 @@ export class PolicyAdmission implements Admission {
     const { admitted, blocked } = await admit(this.redis, this.prefix, await this.current(), tagged, now.getTime());
     const ok = new Set(admitted);
     return { admitted: candidates.filter((c) => c.tags.length === 0 || ok.has(c.executionId)), blocked };
+  }
+
+  /**
+   * Redis lost its data (docs/api/tag-policies.md, when Redis loses its
+   * data): before anything is admitted again, every limited tag gets back
+   * from PostgreSQL the attempts holding its slots and its starts within
+   * its longest window, so a flush lets through no more than the limits
+   * allow. Left out: a retry planned before that window and sent within it.
+   */
+  async restore(now: Date): Promise<void> {
+    for (const [pt, limit] of await this.current()) {
+      const [projectId, tag] = [pt.slice(0, 36), pt.slice(37)];
+      const running = limit.max === null ? [] : await inFlightForTag(this.db, projectId, tag);
+      // a rate below 1 spaces starts window / rate apart: that far back matters
+      const span = Math.min(MAX_WINDOW_MS, Math.max(0, ...limit.windows.filter(([, rate]) => rate > 0).map(([ms, rate]) => (rate < 1 ? ms / rate : ms))));
+      const keep = Math.min(MAX_RESTORED_STARTS, Math.max(DEFAULT_LOG_CAP, ...limit.windows.map(([, rate]) => Math.floor(rate))));
+      const starts = span === 0 ? [] : await tagRecentStarts(this.db, projectId, tag, new Date(now.getTime() - span), keep);
+      await restoreTag(this.redis, this.prefix, projectId, tag, { running, starts: starts.map((s) => [s.id, s.startedAt.getTime()]) });
+    }
   }
 
   /**

@@ -16,6 +16,8 @@ export interface Admission {
   admit(candidates: DispatchCandidate[], now: Date): Promise<{ admitted: DispatchCandidate[]; blocked: string[] }>;
   /** periodic repair of the admission state from PostgreSQL */
   reconcile(): Promise<void>;
+  /** after Redis lost its data, before anything is admitted: the limited tags' state from PostgreSQL */
+  restore(now: Date): Promise<void>;
 }
 
 export interface Deps {

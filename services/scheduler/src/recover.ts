@@ -66,6 +66,8 @@ export class QueueRecovery {
     this.requested = reason;
     // Set first: a loss from now on removes it again and is seen next tick.
     await deps.redis.set(this.marker, now.toISOString());
+    // The limits' state went with the data: back before this tick admits.
+    if (emptied) await deps.admission.restore(now);
     const reordered = emptied ? await this.takeOutWaiting() : 0;
     // What live jobs still carry stays where it is (jobs of several
     // attempts are not known by an attempt's id, so adding would not be a
