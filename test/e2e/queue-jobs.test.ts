@@ -1,7 +1,8 @@
 // Queue jobs name the day their attempt is stored under, so the executor
 // reads one day's partition. A job that does not (enqueued by a version
 // before jobs named it), or whose attempt has since moved to a newer day
-// (retention carries pending rows forward), is still sent, once. A job
+// (retention carries pending rows forward), is still sent, once, and one
+// carried forward while in flight is recorded under its new day. A job
 // carries one attempt or several dispatched together: each is sent once, and
 // one that cannot start does not hold the others back.
 import { ATTEMPT_JOB, attemptJobOptions, attemptJobs } from "@ttr/core";
@@ -59,6 +60,25 @@ it("a job naming a day its attempt has moved from is sent once", async () => {
   const earlier = new Date(Date.parse(`${a.partDay}T00:00:00Z`) - 2 * 86_400_000).toISOString().slice(0, 10);
   await jobs.queue.add(ATTEMPT_JOB, { executionId: a.executionId, partDay: earlier }, attemptJobOptions(a.executionId));
   await sentOnce("/moved", a.triggerId);
+});
+
+it("an attempt whose trigger retention carries to a newer day while it is in flight is recorded there with its answer", async () => {
+  const a = await dispatched("/carried", 0);
+  let answer: (() => void) | undefined;
+  target.on("/carried", (_req, res) => {
+    answer = () => res.writeHead(200, { "content-type": "text/plain" }).end("late answer");
+  });
+  await jobs.queue.add(ATTEMPT_JOB, { executionId: a.executionId, partDay: a.partDay }, attemptJobOptions(a.executionId));
+  await target.waitFor("/carried", 1);
+  // what a retention pass does to a pending trigger of a day it removes: its rows move to a newer day
+  const later = new Date(Date.parse(`${a.partDay}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+  await sys.db.$queryRawUnsafe("SELECT ttr_ensure_partitions($1::date, $1::date)", later);
+  await sys.db.$executeRawUnsafe("UPDATE triggers SET part_day = $2::date WHERE id = $1::uuid", a.triggerId, later);
+  await sys.db.$executeRawUnsafe("UPDATE executions SET part_day = $2::date WHERE trigger_id = $1::uuid", a.triggerId, later);
+  answer!();
+  await eventually(async () => ((await triggerById(sys.db, a.triggerId))?.status === "completed" ? true : undefined), 5000, "the trigger to complete");
+  const [recorded] = await executionsOf(sys.db, a.triggerId);
+  expect(recorded).toMatchObject({ status: "complete", responseStatus: 200, responseBody: "late answer", errorMessage: null });
 });
 
 it("a job whose attempt does not exist is done with, not failed", async () => {

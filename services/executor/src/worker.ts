@@ -240,11 +240,22 @@ async function recordOutcome(deps: WorkerDeps, { started, result, sentAt }: Sent
   }
   // Objects here are written out rather than spread with more fields added,
   // which costs V8 (Node 20) far more per attempt (packages/core/src/declare.ts).
-  const { recorded, retryExecutionId } = await whileDatabaseDown(deps.dbOutage, () => deps.batches.finish.call({ executionId, partDay: started.partDay, record }));
+  let { recorded, retryExecutionId } = await whileDatabaseDown(deps.dbOutage, () => deps.batches.finish.call({ executionId, partDay: started.partDay, record }));
+  let stored = started;
+  if (!recorded) {
+    // Not found under its day: closed as Executor died, or carried to a newer
+    // day by retention while it was in flight (its trigger still pending, it
+    // is kept: docs/retention.md). Then it is recorded there.
+    const moved = await whileDatabaseDown(deps.dbOutage, () => storedElsewhere(deps, executionId, started.partDay));
+    if (moved) {
+      ({ recorded, retryExecutionId } = await whileDatabaseDown(deps.dbOutage, () => deps.batches.finish.call({ executionId, partDay: moved.partDay, record })));
+      stored = { ...started, partDay: moved.partDay };
+    }
+  }
   await bookkeeping(deps, markEnded(deps.redis, deps.env.TTR_REDIS_PREFIX, started.projectId, started.tags, executionId));
   if (recorded && record.isDeadLetter) {
     deps.metrics.deadLetters.inc();
-    deps.notifier.deadLetter(started);
+    deps.notifier.deadLetter(stored);
   }
   const status = record.responseStatus;
   // A network failure's cause is logged only: its stored message is the same
