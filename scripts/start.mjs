@@ -25,31 +25,53 @@ try {
   say(err.message);
   process.exit(1);
 }
-const DATABASE_URL = env.DATABASE_URL ?? databaseUrl(infra.postgresServerUrl, "ttr");
+// An empty variable counts as unset, as it does for resolveInfra.
+const DATABASE_URL = env.DATABASE_URL || databaseUrl(infra.postgresServerUrl, "ttr");
 const REDIS_URL = infra.redisUrl;
 say(`PostgreSQL: ${infra.origins.postgres}; Redis: ${infra.origins.redis}`);
 
-await db.createDatabaseIfMissing(DATABASE_URL);
-const { applied } = await db.applyMigrations(DATABASE_URL);
-if (applied.length) say(`applied migrations: ${applied.join(", ")}`);
+/** One line on why PostgreSQL at DATABASE_URL cannot be used (its address only: no password is shown). */
+function databaseProblem(err) {
+  let where = "DATABASE_URL";
+  try {
+    const url = new URL(DATABASE_URL);
+    where = `PostgreSQL at ${url.host}${url.pathname}`;
+  } catch {}
+  const message = String(err?.message ?? err).split("\n")[0];
+  if (/password|SASL|SCRAM|authentication/i.test(message)) {
+    return `${where} asks for a password ttr was not given (${message}): set DATABASE_URL to postgresql://<user>:<password>@<host>:<port>/ttr`;
+  }
+  return `${where} cannot be used: ${message}. Start it, or set DATABASE_URL to a server ttr can reach`;
+}
 
 // The demo project is created once; every start issues it a fresh API key and
 // dashboard password, because only hashes of earlier ones are stored.
-const client = db.createDb(DATABASE_URL, { max: 2, applicationName: "ttr-start" });
-let project = await client.project.findFirst({ where: { name: "demo" }, orderBy: { createdAt: "asc" } });
-const quota = db.defaultMonthlyQuota(env);
-let apiKey;
-if (!project) {
-  const created = await db.createProject(client, "demo", quota);
-  project = { id: created.projectId };
-  apiKey = created.apiKey;
-} else {
-  apiKey = (await db.createApiKey(client, project.id)).apiKey;
-}
 const email = "demo@ttr.local";
 const password = randomBytes(9).toString("base64url");
-await db.upsertUser(client, project.id, email, password);
-await client.$disconnect();
+let apiKey;
+try {
+  await db.createDatabaseIfMissing(DATABASE_URL);
+  const { applied } = await db.applyMigrations(DATABASE_URL);
+  if (applied.length) say(`applied migrations: ${applied.join(", ")}`);
+  const client = db.createDb(DATABASE_URL, { max: 2, applicationName: "ttr-start" });
+  try {
+    let project = await client.project.findFirst({ where: { name: "demo" }, orderBy: { createdAt: "asc" } });
+    if (!project) {
+      const created = await db.createProject(client, "demo", db.defaultMonthlyQuota(env));
+      project = { id: created.projectId };
+      apiKey = created.apiKey;
+    } else {
+      apiKey = (await db.createApiKey(client, project.id)).apiKey;
+    }
+    await db.upsertUser(client, project.id, email, password);
+  } finally {
+    await client.$disconnect();
+  }
+} catch (err) {
+  say(databaseProblem(err));
+  await infra.stop();
+  process.exit(1);
+}
 
 mkdirSync(dataDir, { recursive: true });
 writeFileSync(path.join(dataDir, "env.json"), JSON.stringify({ DATABASE_URL, REDIS_URL }, null, 2));
@@ -105,11 +127,24 @@ async function stop(code) {
 process.on("SIGINT", () => void stop(0));
 process.on("SIGTERM", () => void stop(0));
 
+// Ready once the api's /readyz says so; after 30 s, what it names as down is
+// the problem (a REDIS_URL nothing answers at, or one that wants a password).
 const base = `http://localhost:${port}`;
-for (let i = 0; i < 200; i++) {
-  const ok = await fetch(`${base}/readyz`).then((r) => r.ok, () => false);
-  if (ok) break;
+let down = null;
+for (let i = 0; i < 300 && !stopping; i++) {
+  const answer = await fetch(`${base}/readyz`).then(async (r) => (r.ok ? null : ((await r.json().catch(() => ({}))).down ?? ["the api"])), () => ["the api"]);
+  down = answer;
+  if (down === null) break;
   await new Promise((r) => setTimeout(r, 100));
+}
+if (down !== null && !stopping) {
+  const hint = down.includes("redis")
+    ? `: Redis (${infra.origins.redis}) does not answer ttr, or wants a password; set REDIS_URL (redis://:<password>@<host>:<port>)`
+    : down.includes("postgres")
+      ? ": check DATABASE_URL"
+      : "";
+  say(`not ready within 30 s; down: ${down.join(", ")}${hint}`);
+  await stop(1);
 }
 
 process.stdout.write(`

@@ -79,3 +79,21 @@ it("prints a working API key and a curl command that schedules; Ctrl-C stops eve
   const api = await request(`http://127.0.0.1:${port}`, "GET", "/healthz").catch(() => null);
   expect(api).toBeNull();
 });
+
+it("a DATABASE_URL nothing answers at: one line saying so, exit 1, no stack trace", async () => {
+  const port = await freePort();
+  const closed = await freePort();
+  const child = spawn(process.execPath, [path.join(root, "scripts", "start.mjs")], {
+    env: { ...process.env, DATABASE_URL: `postgresql://postgres:pw-not-shown@127.0.0.1:${closed}/ttr`, REDIS_URL: redisUrl(), TTR_DATA_DIR: dataDir, PORT: String(port) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout.on("data", (c) => (out += c.toString()));
+  child.stderr.on("data", (c) => (out += c.toString()));
+  const code = await new Promise((r) => (child.exitCode !== null ? r(child.exitCode) : child.once("exit", r)));
+  expect(code, out).toBe(1);
+  expect(out).toContain(`ttr: PostgreSQL at 127.0.0.1:${closed}/ttr cannot be used: `);
+  expect(out).toContain("set DATABASE_URL to a server ttr can reach");
+  expect(out).not.toMatch(/\n\s+at /);
+  expect(out).not.toContain("pw-not-shown");
+});
