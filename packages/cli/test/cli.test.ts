@@ -173,13 +173,17 @@ describe("ttr admin CLI", { timeout: 90_000 }, () => {
     }
     expect(await json("prune", "--older-than-days", "36500")).toEqual({ executions: 0, triggers: 0 });
     // the variable, when the flag is not given: a bad value is named as such
-    for (const value of ["x", "-5", "3000000"]) {
+    // and read as the scheduler reads it: set but empty is refused, a whole number in any spelling is taken
+    for (const value of ["x", "-5", "3000000", "", "7.5"]) {
       const env = await ttrWithEnv({ TTR_RETENTION_DAYS: value }, "prune", "--json");
       expect(env.code, value).toBe(1);
       expect(env.stderr).toContain("TTR_RETENTION_DAYS must be a whole number from 0 to 36500");
       expect(env.stdout).toBe("");
     }
-    const fromEnv = await ttrWithEnv({ TTR_RETENTION_DAYS: "0" }, "prune", "--json");
-    expect(JSON.parse(fromEnv.stdout)).toEqual({ executions: 0, triggers: 0 });
+    for (const value of ["0", "36500.0", "1e1"]) {
+      const fromEnv = await ttrWithEnv({ TTR_RETENTION_DAYS: value }, "prune", "--json");
+      expect(fromEnv.code, `${value}: ${fromEnv.stderr}`).toBe(0);
+      expect(JSON.parse(fromEnv.stdout)).toEqual({ executions: 0, triggers: 0 });
+    }
   });
 });

@@ -37,10 +37,11 @@ function retentionDays(flag: string | undefined, variable: string | undefined): 
     if (days > MAX_RETENTION_DAYS) throw new UsageError(`--older-than-days must be ${range}`);
     return days;
   }
-  if (variable === undefined || variable.trim() === "") return 30;
-  const text = variable.trim();
-  if (!/^\d+$/.test(text) || Number(text) > MAX_RETENTION_DAYS) throw new Error(`TTR_RETENTION_DAYS must be ${range}, not ${JSON.stringify(variable)}`);
-  return Number(text);
+  if (variable === undefined) return 30;
+  // read as the scheduler reads it: a number that is whole (`7.0`, `1e1` too); set but empty is no number
+  const days = variable.trim() === "" ? Number.NaN : Number(variable);
+  if (!Number.isInteger(days) || days < 0 || days > MAX_RETENTION_DAYS) throw new Error(`TTR_RETENTION_DAYS must be ${range}, not ${JSON.stringify(variable)}`);
+  return days;
 }
 
 export const adminCommands: Command[] = [
