@@ -11,6 +11,7 @@ import { ATTEMPT_QUEUE, attemptsOfJob } from "@ttr/core";
 import { createDb, createPgRunner, createProject, type Db, type PgRunner, promoteDue } from "@ttr/db";
 import { createLogger } from "@ttr/platform";
 import { freshDatabase, redisPrefix, redisUrl, type TestDatabase } from "../../../test/support/db.js";
+import { PolicyAdmission } from "../src/admit.js";
 import { attemptsInQueue, enqueue, requeueLost } from "../src/dispatch.js";
 import { loadEnv } from "../src/env.js";
 import { QueueRecovery } from "../src/recover.js";
@@ -33,7 +34,9 @@ beforeAll(async () => {
   queue = new Queue(ATTEMPT_QUEUE, { connection: redis, prefix });
   const env = loadEnv({ DATABASE_URL: tdb.url, REDIS_URL: redisUrl(), TTR_REDIS_PREFIX: prefix });
   const metrics = { requeued: { inc: (n: number) => requeued.push(n) } };
-  deps = { env, db: pool, queue, redis, log: createLogger("scheduler", "warn"), lease: { held: () => true }, metrics } as unknown as typeof deps;
+  // the project has no tag policies: restoring the limits' state after a loss finds nothing to put back
+  const admission = new PolicyAdmission(pool, redis, prefix);
+  deps = { env, db: pool, queue, redis, log: createLogger("scheduler", "warn"), lease: { held: () => true }, metrics, admission } as unknown as typeof deps;
   recovery = new QueueRecovery(deps);
 });
 
