@@ -90,6 +90,13 @@ export interface PlanInput {
   generators: StoredGenerator[];
   /** the request moment */
   now: Date;
+  /**
+   * The moment recurring triggers' next runs are counted from: taken once
+   * the rows in scope are locked (default `now`). A call that waited for a
+   * lock across a run would otherwise plan that run again after the
+   * scheduler had sent it (it fired twice).
+   */
+  runsFrom?: Date;
   runMissed: boolean;
   newId: () => string;
 }
@@ -141,7 +148,7 @@ function diffItems(input: PlanInput) {
   const matched = new Set<string>();
   /** recurring triggers kept as they were (`unchanged`) or changed in place (`updated`) */
   const kept = new Map<string, "unchanged" | "updated">();
-  const nextRun = memoNextRun(now);
+  const nextRun = memoNextRun(input.runsFrom ?? now);
   const create = (item: DeclaredItem) => createFor(item, writes, { now, runMissed, id: newId(), nextRun });
 
   const items = input.items.map((item): Operation => {

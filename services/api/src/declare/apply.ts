@@ -32,7 +32,8 @@ export async function applyDeclare(tx: SqlRunner, call: DeclareCall): Promise<Op
   // One-shots and instances are locked before recurring triggers, in the scheduler's order.
   const jobs = await db.declareCandidateJobs(tx, projectId, tag);
   const generators = await db.declareCandidateGenerators(tx, projectId, tag);
-  const plan = planDeclare({ items: call.items, jobs, generators, now: call.now, runMissed: call.runMissed, newId });
+  // Next runs count from now that the rows are locked, not from the request (core/declare.ts, runsFrom).
+  const plan = planDeclare({ items: call.items, jobs, generators, now: call.now, runsFrom: new Date(), runMissed: call.runMissed, newId });
   await writePlan(tx, projectId, plan.writes, { waitingInstances: true });
   return [...plan.items, ...plan.cancelled];
 }
@@ -65,11 +66,15 @@ export async function applyBulk(tx: SqlRunner, call: BulkCall): Promise<{ upsert
   // A target not locked when resolved may have moved on meanwhile: only what was cancelled is reported.
   const cancelled = cancels.entries.filter((e) => (e.kind === "job" ? jobs : generators).has(e.id));
 
+  const pendingJobs = await db.pendingJobsByKey(tx, projectId, keys);
+  const activeGenerators = await db.activeGeneratorsByKey(tx, projectId, keys);
   const plan = planUpserts({
     items: call.upserts,
-    jobs: await db.pendingJobsByKey(tx, projectId, keys),
-    generators: await db.activeGeneratorsByKey(tx, projectId, keys),
+    jobs: pendingJobs,
+    generators: activeGenerators,
     now: call.now,
+    // next runs count from now that the rows are locked (core/declare.ts, runsFrom)
+    runsFrom: new Date(),
     runMissed: call.runMissed,
     newId,
   });

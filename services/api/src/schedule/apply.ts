@@ -128,7 +128,10 @@ async function scheduleRecurring(tx: SqlRunner, call: ScheduleCall, when: Cron):
 
   // Rule 5: the first (or replacing) instance exists when the call returns.
   // A run cancelled on its own stays cancelled while the schedule stays the same.
-  const at = nextRunAfterSkips(when.expr, when.tz, call.now, skipsKept(generator, when.expr, when.tz));
+  // Counted from now, with the recurring trigger locked (updated or made
+  // above), not from the request: a call that waited for a lock across a run
+  // would plan that run again after the scheduler had sent it.
+  const at = nextRunAfterSkips(when.expr, when.tz, new Date(), skipsKept(generator, when.expr, when.tz));
   await t.insertTrigger(tx, {
     ...call.request,
     title: null,
