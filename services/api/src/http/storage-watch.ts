@@ -18,7 +18,6 @@
 // /cancel, the dashboard's trigger edits) opt out (ownBounds).
 import type { RequestHandler, Response } from "express";
 import { isClientTimeout, retryConflicts, type SqlRunner } from "@ttr/db";
-import { orAfter } from "@ttr/platform";
 
 /** How long a request waits before the watch asks whether PostgreSQL answers, and again after each yes. */
 export const WATCH_EVERY_MS = 2000;
@@ -123,12 +122,23 @@ function oneAtATime(run: () => Promise<boolean>): () => Promise<boolean> {
 /**
  * Whether the server said anything (an answer, an error of its own, a
  * refused connection) within PROBE_MS; node-postgres's own time limits
- * running out is silence.
+ * running out is silence. Silence is heard on a running event loop: when
+ * the deadline's timer fires after the loop was busy (a 10 MiB declaration
+ * parsed and planned holds it for seconds), an answer that came meanwhile is
+ * still unread, and timers run before sockets are read. So the deadline
+ * gives the loop one more pass first (setImmediate runs after pending I/O):
+ * a server that answered is heard, a silent one is still silent.
  */
-function heardWithinProbeTime(answer: Promise<unknown>): Promise<boolean> {
+export function heardWithinProbeTime(answer: Promise<unknown>, probeMs = PROBE_MS): Promise<boolean> {
   const heard = answer.then(
     () => true,
     (err: unknown) => !isClientTimeout(err),
   );
-  return orAfter(heard, PROBE_MS, () => false);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => setImmediate(() => resolve(false)), probeMs);
+    void heard.then((said) => {
+      clearTimeout(timer);
+      resolve(said);
+    });
+  });
 }
