@@ -99,6 +99,16 @@ describe("trigger and dead-letter commands", { timeout: 90_000 }, () => {
     const missing = await ttr("trigger", "show", "--project", f.projectId, "--id", "00000000-0000-4000-8000-000000000000");
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe("ttr: Trigger not found\n");
+    // a value that is no ID at all is a usage error, as in every command that takes an ID
+    for (const args of [
+      ["trigger", "show", "--project", f.projectId, "--id", "xyz"],
+      ["trigger", "cancel", "--project", f.projectId, "--id", "xyz"],
+      ["dead-letters", "replay", "--project", f.projectId, "--trigger", "xyz"],
+    ]) {
+      const malformed = await ttr(...args);
+      expect(malformed.code, args.join(" ")).toBe(2);
+      expect(malformed.stderr).toContain(`--${args[4]!.slice(2)} must be a UUID`);
+    }
   });
 
   it("a project that does not exist is an error (exit 1) for every command that reads one, not an empty page", async () => {

@@ -90,7 +90,7 @@ export const resultCommands: Command[] = [
     summary: "one trigger with its request and every execution",
     options: { project: s, id: s },
     async run(flags, ctx) {
-      const out = await triggerWithExecutions(ctx.db(), await projectOf(flags, ctx), need(str(flags, "id"), "id"));
+      const out = await triggerWithExecutions(ctx.db(), await projectOf(flags, ctx), uuid(str(flags, "id"), "id"));
       const t = out.trigger;
       const text = [
         triggerLine(t),
@@ -111,7 +111,7 @@ export const resultCommands: Command[] = [
       const id = str(flags, "id");
       const customKey = str(flags, "custom-key");
       if ((id === undefined) === (customKey === undefined)) throw new UsageError("give either --id or --custom-key");
-      await cancelOne(ctx.db(), projectId, id !== undefined ? { triggerId: need(id, "id") } : { customKey: need(customKey, "custom-key") });
+      await cancelOne(ctx.db(), projectId, id !== undefined ? { triggerId: uuid(id, "id") } : { customKey: need(customKey, "custom-key") });
       return { json: { cancelled: true }, text: `cancelled ${id ?? customKey}` };
     },
   },
@@ -137,7 +137,7 @@ export const resultCommands: Command[] = [
       const trigger = str(flags, "trigger");
       if (trigger === undefined) return inBulk("replay", flags, ctx);
       if (["tag", "from", "to", "yes"].some((name) => flags[name] !== undefined)) throw new UsageError("give either --trigger or the bulk flags --tag, --from, --to, --yes");
-      const execution = await sendAgain(ctx.db(), await projectOf(flags, ctx), need(trigger, "trigger"), "replay");
+      const execution = await sendAgain(ctx.db(), await projectOf(flags, ctx), uuid(trigger, "trigger"), "replay");
       return { json: { execution }, text: `replaying: ${executionLine(execution)}` };
     },
   },
