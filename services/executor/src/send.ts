@@ -274,6 +274,8 @@ function attempt(
   let settled = false;
   let status = 0; // 0 until the status line and headers arrived
   let headersSeen: Record<string, string> = {};
+  /** Node's response, once status and headers arrived: got reads the body from it as it is consumed */
+  let message: IncomingMessage | undefined;
   let size = 0;
   let kept = 0;
   const keptChunks: Buffer[] = [];
@@ -325,6 +327,7 @@ function attempt(
   }
 
   stream.on("response", (response: IncomingMessage) => {
+    message = response;
     clearTimeout(timer);
     status = response.statusCode ?? 0;
     headersSeen = responseHeaders(response.rawHeaders);
@@ -337,7 +340,7 @@ function attempt(
     }, reapAt - Date.now());
   });
 
-  stream.on("data", (chunk: Buffer) => {
+  function onChunk(chunk: Buffer): void {
     if (settled) return;
     size += chunk.length;
     if (kept < KEPT_BYTES) {
@@ -359,12 +362,25 @@ function attempt(
       settle(recorded());
       stream.destroy();
     }
-  });
+  }
+  stream.on("data", onChunk);
 
   stream.on("end", () => settle(recorded()));
   // Node's and got's messages name the address and what failed (refused,
   // DNS, TLS, "is not a public address"), never the URL's credentials.
-  stream.on("error", (err: Error) => settle(failure(err.message.trim())));
+  stream.on("error", (err: Error) => {
+    // An error after the whole answer was parsed: bytes past its framing in
+    // the same packet (a Content-Length counted in characters, say) fail to
+    // parse as a next answer. The answer is complete, not broken: it is
+    // recorded, with the part of its body got had not read yet, which waits
+    // in Node's response.
+    if (message?.complete === true) {
+      for (let chunk = message.read() as Buffer | null; chunk !== null && !settled; chunk = message.read() as Buffer | null) onChunk(chunk);
+      settle(recorded());
+      return;
+    }
+    settle(failure(err.message.trim()));
+  });
   // Destroyed without an error and without reaching the end: same as an error.
   stream.on("close", () => settle(failure("connection closed")));
 

@@ -88,6 +88,16 @@ describe("outcomes", () => {
     }
   }
 
+  it("records a whole answer followed by stray bytes in the same packet as that answer, not a Decode error", async () => {
+    await rawTarget("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhelloEXTRA", async (base) => {
+      expect(await send({ url: `${base}/work` })).toEqual({ kind: "response", status: 200, headers: { "content-length": "5" }, body: "hello", size: 5 });
+    });
+    // a Content-Length counted in characters: the answer is its first 5 bytes
+    await rawTarget("HTTP/1.1 201 Created\r\nContent-Length: 5\r\n\r\ncafé!", async (base) => {
+      expect(await send({ url: `${base}/work` })).toMatchObject({ kind: "response", status: 201, body: "café", size: 5 });
+    });
+  });
+
   it("records a 101 answer as an HTTP failure at once, not a timeout", async () => {
     await rawTarget("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nX-Why: test\r\n\r\n", async (base) => {
       const started = performance.now();
