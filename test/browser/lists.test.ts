@@ -108,3 +108,39 @@ describe("the dashboard's lists", () => {
     expect(browser.problems).toEqual([]);
   }, T);
 });
+
+describe("odd titles, addresses and answers", () => {
+  it("a trigger whose title shows nothing (empty, blank, zero-width) is listed and headed by its method and URL", async () => {
+    const blank: string[] = [];
+    for (const [i, title] of ["", "   ", "\u200B\u00AD\u200B"].entries()) {
+      blank.push(await seedTrigger(api, api.projectId, { title, url: `http://127.0.0.1:9/blank-${i}`, method: "PUT", tags: ["blank"] }));
+    }
+    await page.goto(dashboard("/triggers?tag=blank"));
+    for (const [i, id] of blank.entries()) {
+      const link = row(id).locator("a.row-link");
+      await link.waitFor();
+      expect(await link.textContent()).toBe(`PUT http://127.0.0.1:9/blank-${i}`);
+      expect((await link.boundingBox())?.height ?? 0).toBeGreaterThan(0);
+    }
+    await row(blank[0]!).locator("a.row-link").click();
+    await waitText(page.locator("h1"), "PUT http://127.0.0.1:9/blank-0");
+  }, T);
+
+  it("a trigger address with a malformed escape shows Trigger not found, not an empty page", async () => {
+    for (const segment of ["%ZZ", "%E0%A4%A"]) {
+      await page.goto(dashboard(`/triggers/${segment}`));
+      await waitText(page.locator("h1"), "Trigger not found");
+    }
+  }, T);
+
+  it("opened while ttr cannot reach its storage, the page says so and comes by itself once it can: no sign-in form", async () => {
+    await page.route("**/project", (route) =>
+      route.fulfill({ status: 503, contentType: "application/json", headers: { "retry-after": "1" }, body: JSON.stringify({ _tag: "Unavailable", message: "Storage unavailable, try again" }) }),
+    );
+    await page.goto(dashboard("/triggers"));
+    await waitText(page.getByRole("alert"), "Storage unavailable, try again");
+    expect(await page.getByText("Sign in to the dashboard").count()).toBe(0);
+    await page.unroute("**/project");
+    await row(ids.later!).waitFor({ timeout: 10_000 });
+  }, T);
+});

@@ -1,7 +1,10 @@
 // Who is signed in, and which page shows. The session cookie is HttpOnly, so
 // the app learns whether it has a session by asking GET /project; any 401
 // later (an expired or revoked session) brings the sign-in form back in
-// place, and signing in again returns to the same page.
+// place, and signing in again returns to the same page. When that first
+// question gets no answer (ttr's storage down, the api unreachable), the
+// session may well be alive: the app says so and asks again, rather than
+// asking for a password it does not need.
 import { useCallback, useEffect, useRef, useState } from "react";
 import { Layout } from "./components/Layout";
 import { ApiError, api, errorText, onSessionLost } from "./lib/api";
@@ -16,16 +19,28 @@ import { Triggers } from "./pages/Triggers";
 
 export type Auth =
   | { state: "checking" }
+  | { state: "unavailable"; reason: string }
   | { state: "signedOut"; reason: string | null }
   | { state: "signedIn"; projectName: string; email: string | null };
 
 const EMAIL_KEY = "ttr.email";
+/** How soon to ask again whether the session is alive, when ttr did not say (no Retry-After). */
+const RECHECK_MS = 5000;
+
+/** A path segment as written in the address; a malformed escape (`%ZZ`) is kept as it is, and is then no trigger's ID. */
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
 
 function Page({ path }: { path: string }) {
   if (path === "/") return <Overview />;
   if (path === "/triggers") return <Triggers />;
   const detail = /^\/triggers\/([^/]+)$/.exec(path);
-  if (detail) return <TriggerDetail key={detail[1]} id={decodeURIComponent(detail[1]!)} />;
+  if (detail) return <TriggerDetail key={detail[1]} id={decodedSegment(detail[1]!)} />;
   if (path === "/dead-letters") return <DeadLetters />;
   if (path === "/tag-policies") return <Policies />;
   return <NotFound />;
@@ -36,14 +51,27 @@ export function App() {
   const { path } = useLocation();
 
   useEffect(() => {
-    api.project().then(
-      ({ project }) => setAuth({ state: "signedIn", projectName: project.name, email: sessionStorage.getItem(EMAIL_KEY) }),
-      (e: unknown) =>
-        setAuth({ state: "signedOut", reason: e instanceof ApiError && e.status === 401 ? null : errorText(e) }),
-    );
-    return onSessionLost(() =>
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const check = () =>
+      api.project().then(
+        ({ project }) => setAuth({ state: "signedIn", projectName: project.name, email: sessionStorage.getItem(EMAIL_KEY) }),
+        (e: unknown) => {
+          if (e instanceof ApiError && e.status === 401) {
+            setAuth({ state: "signedOut", reason: null });
+            return;
+          }
+          setAuth({ state: "unavailable", reason: errorText(e) });
+          timer = setTimeout(check, e instanceof ApiError && e.retryAfter !== null ? e.retryAfter * 1000 : RECHECK_MS);
+        },
+      );
+    void check();
+    const stopListening = onSessionLost(() =>
       setAuth((a) => (a.state === "signedIn" ? { state: "signedOut", reason: "Your session has ended. Sign in again to continue." } : a)),
     );
+    return () => {
+      clearTimeout(timer);
+      stopListening();
+    };
   }, []);
 
   const signedIn = useCallback((email: string, projectName: string) => {
@@ -78,6 +106,14 @@ export function App() {
     return (
       <div className="center" aria-busy="true">
         <p className="muted">Loading…</p>
+      </div>
+    );
+  }
+  if (auth.state === "unavailable") {
+    return (
+      <div className="center" aria-busy="true">
+        <p role="alert">{auth.reason}</p>
+        <p className="muted">Trying again in a few seconds…</p>
       </div>
     );
   }

@@ -2,7 +2,7 @@
 // what runs, the backlog tag policies hold per tag, and the next triggers
 // due. Counts at the API's limit read "10,000+".
 import { capped } from "../lib/chart";
-import { fromNow } from "../lib/format";
+import { fromNow, visibleTitle } from "../lib/format";
 import { Link } from "../lib/router";
 import type { DueTrigger, Overview } from "../lib/types";
 import { Tags, Time } from "./bits";
@@ -108,13 +108,13 @@ export function NextDue({ next }: { next: DueTrigger[] }) {
               <td className="trigger-cell">
                 <div>
                   <Link to={`/triggers/${t.id}`} className="row-link">
-                    {t.title ?? (
+                    {visibleTitle(t.title) ?? (
                       <>
                         <span className="method">{t.method}</span> {t.url}
                       </>
                     )}
                   </Link>
-                  {t.title !== null && (
+                  {visibleTitle(t.title) !== null && (
                     <span className="muted small url">
                       <span className="method">{t.method}</span> {t.url}
                     </span>

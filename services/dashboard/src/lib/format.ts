@@ -27,7 +27,19 @@ export const KIND_LABELS = { job: "One-shot", generator: "Recurring" } as const;
 
 /** The title to show: a recurring trigger's title is never displayed (docs/concepts.md). */
 export function shownTitle(t: { kind: "job" | "generator"; title: string | null }): string | null {
-  return t.kind === "generator" ? null : t.title;
+  return t.kind === "generator" ? null : visibleTitle(t.title);
+}
+
+/** Nothing a reader would see: white space, soft hyphens, zero-width and direction marks. */
+const INVISIBLE = /^[\s\u00AD\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]*$/;
+
+/**
+ * A title to show, or null when it has nothing visible (an empty
+ * `ttr-title:` header stores ""), so that its row shows method and URL
+ * instead of an empty, unclickable link.
+ */
+export function visibleTitle(title: string | null): string | null {
+  return title === null || INVISIBLE.test(title) ? null : title;
 }
 
 export const viewerZone: string = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";

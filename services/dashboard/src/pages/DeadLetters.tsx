@@ -9,6 +9,7 @@ import { BulkDeadLetters } from "../components/BulkDeadLetters";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { ActionError, ErrorNote, Notice, StatusBadge, Time } from "../components/bits";
 import { api, errorText } from "../lib/api";
+import { visibleTitle } from "../lib/format";
 import { REFRESH_MS, usePolling } from "../lib/polling";
 import { Link } from "../lib/router";
 import type { Execution, Trigger } from "../lib/types";
@@ -151,7 +152,7 @@ export function DeadLetters() {
                       <td data-label="Trigger" className="trigger-cell">
                         <Link to={`/triggers/${e.triggerId}`} className="row-link">
                           {t ? (
-                            (t.title ?? (
+                            (visibleTitle(t.title) ?? (
                               <>
                                 <span className="method">{t.method}</span> {t.url}
                               </>

@@ -259,7 +259,7 @@ export function TriggerDetail({ id }: { id: string }) {
       </p>
       <div className="page-head detail-head">
         <div>
-          <h1 id="page-h" className="break">
+          <h1 id="page-h" className="break verbatim">
             {heading}
           </h1>
           <p className="muted">
@@ -318,7 +318,7 @@ export function TriggerDetail({ id }: { id: string }) {
             <Field label="ID">
               <code className="break">{t.id}</code>
             </Field>
-            <Field label="Custom key">{t.customKey ?? <span className="muted">—</span>}</Field>
+            <Field label="Custom key">{t.customKey === null ? <span className="muted">—</span> : <span className="verbatim">{t.customKey}</span>}</Field>
             <Field label="Tags">
               <Tags tags={t.tags} />
             </Field>
@@ -335,7 +335,7 @@ export function TriggerDetail({ id }: { id: string }) {
       <section className="card" aria-labelledby="request-h">
         <h2 id="request-h">Stored request</h2>
         <p className="request-line break">
-          <span className="method">{t.method}</span> <span data-testid="request-url">{t.url}</span>
+          <span className="method">{t.method}</span> <span data-testid="request-url" className="verbatim">{t.url}</span>
         </p>
         <div className="grid-2 tight">
           <div>
