@@ -146,6 +146,35 @@ async function finishInterruptedDetaches(db: SqlRunner, log: PruneOptions["log"]
   }
 }
 
+/**
+ * What an earlier pass cut off midway left of days past `cutoffDay`: a day
+ * still attached to some of the three tables but not all (its detach,
+ * one table at a time, stopped between tables; finishInterruptedDetaches
+ * cannot see it, since no detach of it is pending), and day tables detached
+ * but not dropped. Both hold only rows past retention (a day is detached
+ * only once everything that must stay has moved out), so they go now.
+ */
+async function removeLeftovers(db: SqlRunner, cutoffDay: string, log: PruneOptions["log"]): Promise<number> {
+  let removed = 0;
+  for (const r of await query<{ parent: string; partition: string; bound: string }>(db, "retention_half_detached")) {
+    const b = partitionBounds(r.bound);
+    if (!b || b.to > cutoffDay) continue;
+    log?.("finishing a day an interrupted pass left partly detached", { partition: r.partition });
+    await db.$executeRawUnsafe(`ALTER TABLE ${ident(r.parent)} DETACH PARTITION ${ident(r.partition)} CONCURRENTLY`);
+    await query(db, "partitions_changed");
+    await db.$executeRawUnsafe(`DROP TABLE IF EXISTS ${ident(r.partition)}`);
+    removed++;
+  }
+  for (const { table } of await query<{ table: string }>(db, "retention_stray_days")) {
+    const digits = /_p(\d{4})(\d{2})(\d{2})$/.exec(table);
+    if (!digits || `${digits[1]}-${digits[2]}-${digits[3]}` >= cutoffDay) continue;
+    log?.("dropping a day's table an interrupted pass detached but did not drop", { table });
+    await db.$executeRawUnsafe(`DROP TABLE IF EXISTS ${ident(table)}`);
+    removed++;
+  }
+  return removed;
+}
+
 /** Waits until no transaction that began before `since` is open (or the timeout passed: false). */
 async function settle(db: SqlRunner, since: Date, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
@@ -185,6 +214,7 @@ async function pass(db: SqlRunner, opts: PruneOptions): Promise<PruneResult> {
       return result;
     }
     const cutoff = new Date(now.getTime() - opts.olderThanDays * DAY_MS);
+    await removeLeftovers(db, utcDay(cutoff), log);
     // Survivors move to the day they became final (after the cutoff: that
     // is why they survive) or to today, so every day from the cutoff's on
     // needs its own partition. Gaps are filled from there, not from the

@@ -204,6 +204,38 @@ const tablesOf = (d: string) => {
   return { executionsTable: `executions_p${suffix}`, tagsTable: `trigger_tags_p${suffix}`, triggersTable: `triggers_p${suffix}` };
 };
 
+describe("what a pass cut off midway left", () => {
+  it("a day detached from some of its tables but not all: the next pass detaches and drops the rest", async () => {
+    const d = day(-45);
+    const [done] = await seed(1, { partDay: d, status: "completed", updatedAt: ago(45), tags: ["half"] }, { status: "complete", completedAt: ago(45) });
+    const { executionsTable, tagsTable, triggersTable } = tablesOf(d);
+    // as a pass leaves it when stopped between its one-table-at-a-time detaches
+    await client.query(`ALTER TABLE executions DETACH PARTITION ${executionsTable}`);
+    await client.query(`DROP TABLE ${executionsTable}`);
+    const said: string[] = [];
+    await prune(tdb.url, { olderThanDays: 30, log: (msg) => said.push(msg) });
+    expect(said).toContain("finishing a day an interrupted pass left partly detached");
+    expect(await exists(triggersTable)).toBe(false);
+    expect(await exists(tagsTable)).toBe(false);
+    expect(await count("triggers", "id = $1::uuid", [done])).toBe(0);
+  });
+
+  it("a day's tables detached but not dropped: the next pass drops them; a recent day's are left alone", async () => {
+    const old = day(-46);
+    await seed(2, { partDay: old, status: "completed", updatedAt: ago(46) }, { status: "complete", completedAt: ago(46) });
+    for (const [parent, table] of [["executions", tablesOf(old).executionsTable], ["trigger_tags", tablesOf(old).tagsTable], ["triggers", tablesOf(old).triggersTable]]) {
+      await client.query(`ALTER TABLE ${parent} DETACH PARTITION ${table}`);
+    }
+    await client.query("CREATE TABLE executions_p29991231 (x int)");
+    const said: string[] = [];
+    await prune(tdb.url, { olderThanDays: 30, log: (msg) => said.push(msg) });
+    expect(said.filter((m) => m === "dropping a day's table an interrupted pass detached but did not drop")).toHaveLength(3);
+    for (const table of Object.values(tablesOf(old))) expect(await exists(table)).toBe(false);
+    expect(await exists("executions_p29991231")).toBe(true);
+    await client.query("DROP TABLE executions_p29991231");
+  });
+});
+
 describe("detaching old days", () => {
   /** A session of its own (withPgClient), closed afterwards. */
   const withSession = (fn: (session: pg.Client) => Promise<void>) => withPgClient(tdb.url, fn, "ttr-test");
