@@ -62,6 +62,8 @@ export interface PruneResult {
   moved: number;
   /** day partitions past the cutoff left for the next pass (rows busy right now) */
   deferred: number;
+  /** another pass held the retention lock until `lockWaitMs` ran out: nothing was done */
+  locked: boolean;
 }
 
 export interface PruneOptions {
@@ -74,6 +76,8 @@ export interface PruneOptions {
   pauseMs?: number;
   /** how long to wait for the lock held by another pass; 0: give up at once */
   lockWaitMs?: number;
+  /** a holder of the lock whose session has been idle this long runs no pass: it is ended (default 60) */
+  staleLockSeconds?: number;
   /** how long to wait for transactions older than the announced cutoff */
   settleTimeoutMs?: number;
   log?: (msg: string, meta?: Record<string, unknown>) => void;
@@ -196,12 +200,13 @@ export async function prune(databaseUrl: string, opts: PruneOptions): Promise<Pr
 }
 
 async function pass(db: SqlRunner, opts: PruneOptions): Promise<PruneResult> {
-  const result: PruneResult = { executions: 0, triggers: 0, partitions: 0, moved: 0, deferred: 0 };
+  const result: PruneResult = { executions: 0, triggers: 0, partitions: 0, moved: 0, deferred: 0, locked: false };
   const now = opts.now ?? new Date();
   const log = opts.log;
   await db.$executeRawUnsafe("SET lock_timeout = '10s'");
-  if (!(await lock(db, opts.lockWaitMs ?? 0))) {
+  if (!(await lock(db, opts.lockWaitMs ?? 0, opts.staleLockSeconds ?? STALE_LOCK_SECONDS))) {
     log?.("another retention pass is running; skipped");
+    result.locked = true;
     return result;
   }
   const steps = stepTimer();
@@ -282,11 +287,22 @@ function stepTimer() {
   };
 }
 
-async function lock(db: SqlRunner, waitMs: number): Promise<boolean> {
+/**
+ * Takes the retention lock, waiting up to `waitMs` for the pass that holds
+ * it. A holder whose session has sat idle for a minute runs no pass any
+ * more (a frozen scheduler keeps its connection, and with it the lock, for
+ * as long as it is frozen): its session is ended and the lock taken.
+ */
+/** A running pass sends a statement at least every few seconds; a holder idle this long is gone. */
+const STALE_LOCK_SECONDS = 60;
+
+async function lock(db: SqlRunner, waitMs: number, staleSeconds: number): Promise<boolean> {
   const deadline = Date.now() + waitMs;
   for (;;) {
     const [r] = await query<{ ok: boolean }>(db, "retention_lock", RETENTION_LOCK_KEY);
     if (r?.ok) return true;
+    const ended = await query<{ ended: boolean }>(db, "retention_end_stale_holder", RETENTION_LOCK_KEY, staleSeconds);
+    if (ended.length > 0) continue;
     if (Date.now() >= deadline) return false;
     await sleep(200);
   }

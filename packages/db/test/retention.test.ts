@@ -4,7 +4,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
-import { clientRunner, createDb, createProject, detachDays, ensurePartitions as ensure, PARTITIONS_CHANNEL, partitionBounds, prune, query, waitForQuiet, withPgClient } from "../src/index.js";
+import { clientRunner, createDb, createProject, detachDays, ensurePartitions as ensure, PARTITIONS_CHANNEL, partitionBounds, prune, query, RETENTION_LOCK_KEY, waitForQuiet, withPgClient } from "../src/index.js";
 import { sql } from "../src/sql.js";
 
 const DAY = 86_400_000;
@@ -233,6 +233,39 @@ describe("what a pass cut off midway left", () => {
     for (const table of Object.values(tablesOf(old))) expect(await exists(table)).toBe(false);
     expect(await exists("executions_p29991231")).toBe(true);
     await client.query("DROP TABLE executions_p29991231");
+  });
+});
+
+describe("the retention lock", () => {
+  /** A session named like a pass's, holding the lock; `busy`: running a statement meanwhile. */
+  async function holder(): Promise<pg.Client> {
+    const c = new pg.Client({ connectionString: tdb.url, application_name: "ttr-retention" });
+    await c.connect();
+    await c.query("SELECT pg_advisory_lock($1)", [RETENTION_LOCK_KEY]);
+    c.on("error", () => {});
+    return c;
+  }
+
+  it("held by a pass that runs: this one gives up, says so (locked), and removes nothing", async () => {
+    const other = await holder();
+    try {
+      const [old] = await seed(1, { partDay: day(-47), status: "completed", updatedAt: ago(47) }, { status: "complete", completedAt: ago(47) });
+      const r = await prune(tdb.url, { olderThanDays: 30, lockWaitMs: 300, staleLockSeconds: 3600 });
+      expect(r).toMatchObject({ locked: true, triggers: 0, executions: 0 });
+      expect(await count("triggers", "id = $1::uuid", [old])).toBe(1);
+    } finally {
+      await other.end();
+    }
+  });
+
+  it("held by a session idle past the limit (a frozen scheduler's): that session is ended and the pass runs", async () => {
+    const frozen = await holder();
+    await new Promise((r) => setTimeout(r, 1500));
+    const r = await prune(tdb.url, { olderThanDays: 30, lockWaitMs: 300, staleLockSeconds: 1 });
+    expect(r.locked).toBe(false);
+    const { rows } = await client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'ttr-retention'");
+    expect(rows[0].n).toBe(0);
+    await frozen.end().catch(() => {});
   });
 });
 

@@ -50,6 +50,11 @@ export class RetentionLoop {
     this.metrics.retentionLastRun.setToCurrentTime();
     try {
       const r = await prune(this.databaseUrl, { olderThanDays: this.days, pauseMs: 20, log: (msg, meta) => this.log.info(msg, meta) });
+      if (r.locked) {
+        // Not a success: ttr_retention_last_success_timestamp_seconds stays where it was.
+        this.log.warn("retention pass skipped: another pass holds the retention lock (a ttr prune, or another scheduler); tried again in a minute");
+        return false;
+      }
       this.metrics.retentionRemoved.inc({ table: "triggers" }, r.triggers);
       this.metrics.retentionRemoved.inc({ table: "executions" }, r.executions);
       this.metrics.retentionPartitions.inc(r.partitions);

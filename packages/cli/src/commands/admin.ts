@@ -70,6 +70,12 @@ export const adminCommands: Command[] = [
     async run(flags, ctx) {
       const days = retentionDays(str(flags, "older-than-days"), process.env.TTR_RETENTION_DAYS);
       const r = await prune(ctx.databaseUrl(), { olderThanDays: days, lockWaitMs: 120_000 });
+      if (r.locked) throw new Error("another retention pass (a scheduler's, or another ttr prune) held the retention lock for 2 minutes; nothing was removed, try again later");
+      if (r.deferred > 0) {
+        process.stderr.write(
+          `ttr: ${r.deferred} day(s) past the cutoff were left for the next pass: transactions that began before this pass were still open (or their rows busy)\n`,
+        );
+      }
       const text =
         days === 0 ? "retention is 0 days: everything is kept" : `removed ${r.triggers} triggers and ${r.executions} executions (${r.partitions} day partitions)`;
       return { json: { executions: r.executions, triggers: r.triggers }, text };
