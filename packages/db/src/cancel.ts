@@ -39,8 +39,9 @@ async function cancelByKey(tx: SqlRunner, projectId: string, key: string): Promi
     return;
   }
   // Only a queued, running or finished one-shot holds the key: say which.
+  // A skipped one not found as pending is past retention: its key is free.
   const latest = await t.findLatestTriggerByKey(tx, projectId, key);
-  if (!latest || latest.status === "cancelled") throw notFound("Job not found");
+  if (!latest || latest.status === "cancelled" || latest.status === "skipped") throw notFound("Job not found");
   throw notCancellable(latest.status);
 }
 

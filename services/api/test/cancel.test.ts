@@ -155,4 +155,15 @@ describe("/cancel rules (docs/api/cancel.md)", () => {
     const after = (await api.call("POST", "/schedule", { "ttr-api-key": api.apiKey, "ttr-url": "http://x/", "ttr-scheduled-at": "now | add 1h" })).json();
     expect(after.monthQuotaRemaining).toBe(before.monthQuotaRemaining - 1);
   });
+
+  it("404 by key for a skipped trigger past retention, whose key /schedule already treats as free (docs/retention.md)", async () => {
+    const { triggerId } = await schedule({ "ttr-custom-key": "skipped-long-ago", "ttr-scheduled-at": "2000-01-01" });
+    expect((await triggerById(api.db, triggerId))?.status).toBe("skipped");
+    // its last change 40 days ago, and a retention pass has announced a cutoff of 30 days (its day not dropped yet)
+    await api.db.$executeRawUnsafe("UPDATE triggers SET updated_at = now() - interval '40 days' WHERE id = $1::uuid", triggerId);
+    await api.db.$executeRawUnsafe("INSERT INTO retention_state (id, cutoff, updated_at) VALUES (1, now() - interval '30 days', now()) ON CONFLICT (id) DO UPDATE SET cutoff = EXCLUDED.cutoff");
+    await rejected({ "ttr-api-key": api.apiKey, "ttr-custom-key": "skipped-long-ago" }, 404, "NotFound", "Job not found");
+    const again = await schedule({ "ttr-custom-key": "skipped-long-ago" });
+    expect(again.triggerId).not.toBe(triggerId);
+  });
 });
