@@ -174,6 +174,30 @@ describe("notifyUrl", () => {
     expect(target.hits("/notify-binary")).toHaveLength(1);
   });
 
+  it("its outcome is still recorded when a retention pass moves the trigger to a newer day between its tries", { timeout: 30_000 }, async () => {
+    await policy({ tag: "dl-moved", notifyUrl: `${target.base}/notify-moved` });
+    answers("/fails-moved", [[500, {}]]);
+    let id = "";
+    let tries = 0;
+    target.on("/notify-moved", (_req, res) => {
+      if (tries++ > 0) return void res.writeHead(200).end();
+      // before the first answer: what a pass does to a trigger that must stay, out of a day it removes
+      void (async () => {
+        const later = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+        await sys.db.$queryRawUnsafe("SELECT ttr_ensure_partitions($1::date, $1::date)", later);
+        await sys.db.$executeRawUnsafe("UPDATE triggers SET part_day = $2::date WHERE id = $1::uuid", id, later);
+        await sys.db.$executeRawUnsafe("UPDATE executions SET part_day = $2::date WHERE trigger_id = $1::uuid", id, later);
+        res.writeHead(503).end();
+      })();
+    });
+    id = await schedule("/fails-moved", "dl-moved");
+    const detail = await eventually(async () => {
+      const d = await triggerDetail(id);
+      return d.executions[0]?.notification?.status === "sent" ? d : undefined;
+    }, 15_000, "notification sent");
+    expect(detail.executions[0].notification).toEqual({ status: "sent", attempts: 2, error: null });
+  });
+
   it("without notifyUrl a dead letter sends nothing and its execution has no notification", { timeout: 30_000 }, async () => {
     await policy({ tag: "dl-none", maxConcurrent: 2 });
     answers("/fails-quiet", [[500, {}]]);

@@ -5,7 +5,7 @@
 // tried again three times. It runs beside the attempts, never in their way:
 // the attempt's queue job is finished before the notification is sent, and
 // its outcome is written onto the execution for the dashboard.
-import { type AttemptPolicy, executionJson, loadTriggers, type PgRunner, type StartedAttempt, triggerExecutions, triggerJson } from "@ttr/db";
+import { type AttemptPolicy, executionDay, executionJson, loadTriggers, type PgRunner, type StartedAttempt, triggerExecutions, triggerJson } from "@ttr/db";
 import { BackgroundWork, type Logger } from "@ttr/platform";
 import type { Subnet } from "./net-guard.js";
 import { withoutCredentials } from "./outcome.js";
@@ -67,7 +67,9 @@ export class Notifier {
 
   private async send(started: StartedAttempt, urls: string[], signing: boolean): Promise<void> {
     const { db } = this.deps;
-    const [trigger] = await loadTriggers(db, started.projectId, [started.triggerId], [started.partDay]);
+    // A retention pass may have moved the trigger to a newer day since the attempt started: then any day.
+    const underItsDay = await loadTriggers(db, started.projectId, [started.triggerId], [started.partDay]);
+    const [trigger] = underItsDay.length > 0 ? underItsDay : await loadTriggers(db, started.projectId, [started.triggerId]);
     const execution = (await triggerExecutions(db, started.projectId, started.triggerId)).find((e) => e.id === started.executionId);
     if (!trigger || !execution) return; // removed meanwhile
     const body = new TextEncoder().encode(JSON.stringify({ event: "dead_letter", execution: executionJson(execution), trigger: triggerJson(trigger) }));
@@ -77,6 +79,7 @@ export class Notifier {
   private async deliver(started: StartedAttempt, url: string, body: Uint8Array, signing: boolean): Promise<void> {
     const { db, retryDelaysSeconds } = this.deps;
     const tries = 1 + retryDelaysSeconds.length;
+    let day = started.partDay;
     for (let n = 1; n <= tries; n++) {
       let error: string | null;
       let cause: string | undefined;
@@ -94,7 +97,15 @@ export class Notifier {
         error = `Signing failed: ${(err as Error).message}`;
       }
       const status = error === null ? "sent" : n < tries ? "retrying" : "failed";
-      await db.named("notify_record", [started.executionId, started.partDay, status, n, error]);
+      const record = (on: string) => db.named("notify_record", [started.executionId, on, status, n, error]);
+      if ((await record(day)).length === 0) {
+        // moved to a newer day by a retention pass since it was sent: recorded there
+        const moved = await executionDay(db, started.executionId);
+        if (moved !== null && moved !== day) {
+          day = moved;
+          await record(day);
+        }
+      }
       // A receiver's URL can carry a password, a token in its query or a
       // secret path (as chat webhooks do): the log names its origin only.
       const receiver = new URL(url).origin;
