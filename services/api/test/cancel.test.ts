@@ -92,6 +92,26 @@ describe("/cancel checks (docs/api/cancel.md)", () => {
     const theirs = (await api.call("POST", "/schedule", { "ttr-api-key": other.apiKey, "ttr-url": "http://x/", "ttr-scheduled-at": "now | add 1h" })).json();
     await rejected({ "ttr-api-key": api.apiKey, "ttr-trigger-id": theirs.triggerId }, 404, "NotFound", "Job not found");
   });
+
+  it("404 at once for another project's trigger that its own work holds locked: the wait would tell that the ID exists", async () => {
+    const other = await import("@ttr/db").then((m) => m.createProject(api.db, "locked-other", 10));
+    const theirs = (await api.call("POST", "/schedule", { "ttr-api-key": other.apiKey, "ttr-url": "http://x/", "ttr-scheduled-at": "now | add 1h" })).json();
+    const held = api.db.$transaction(async (tx) => {
+      await tx.$queryRawUnsafe("SELECT id FROM triggers WHERE id = $1::uuid FOR UPDATE", theirs.triggerId);
+      await new Promise((r) => setTimeout(r, 3000));
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    const started = Date.now();
+    for (const [method, path, headers] of [
+      ["DELETE", "/cancel", { "ttr-trigger-id": theirs.triggerId }],
+      ["POST", "/schedule", { "ttr-trigger-id": theirs.triggerId, "ttr-url": "http://x/", "ttr-scheduled-at": "now | add 2h" }],
+    ] as const) {
+      const res = await api.call(method, path, { "ttr-api-key": api.apiKey, ...headers });
+      expect(res.status, `${method} ${path}`).toBe(404);
+    }
+    expect(Date.now() - started, "answered without waiting for the other project's lock").toBeLessThan(1500);
+    await held;
+  });
 });
 
 describe("/cancel rules (docs/api/cancel.md)", () => {
