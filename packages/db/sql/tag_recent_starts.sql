@@ -2,8 +2,12 @@
 -- admission log held before Redis lost it (docs/api/tag-policies.md,
 -- throughput). An attempt admitted and not started yet counts from when it
 -- was handed to the queue. The rows are found through the executions made
--- since $3 (executions_project_created_idx): a retry planned before $3 and
--- sent after it is not seen, so its start is not counted.
+-- since $3 (executions_project_created_idx), so an attempt made before $3
+-- and started after it is not seen: a retry planned before the window, or
+-- an attempt that waited in its tag's backlog for longer than the window.
+-- Finding those too needs an index on when attempts start, which every
+-- fire would pay for (docs/storage.md): not worth it for a Redis that lost
+-- its data.
 -- Params: $1 project_id, $2 tag, $3 window start, $4 how many at most.
 -- Each execution's trigger is looked up by its key (the LATERAL with LIMIT
 -- keeps that a nested loop even in a generic plan, which would otherwise

@@ -27,6 +27,8 @@ const RECONNECT_GRACE_MS = 3000;
 
 export class QueueRecovery {
   private requested: string | null = "became the active scheduler";
+  /** the queue's data went and the tag limits' state is not back yet */
+  private restorePending = false;
   /** jobs taken before `since` and still not started at `at` are stuck */
   private stuckCheck: { at: number; since: Date } | null = null;
 
@@ -61,13 +63,18 @@ export class QueueRecovery {
       if (copied > 0) deps.log.info("jobs not started since before the Redis outage, sent again", { attempts: copied });
     }
     const emptied = (await deps.redis.exists(this.marker)) === 0;
+    if (emptied) this.restorePending = true;
     const reason = this.requested ?? (emptied ? "the queue's data is gone (flushed, or Redis restarted empty)" : null);
     if (reason === null) return 0;
     this.requested = reason;
     // Set first: a loss from now on removes it again and is seen next tick.
     await deps.redis.set(this.marker, now.toISOString());
     // The limits' state went with the data: back before this tick admits.
-    if (emptied) await deps.admission.restore(now);
+    // Until it is, every tick tries again (the marker alone would not say).
+    if (this.restorePending) {
+      await deps.admission.restore(now);
+      this.restorePending = false;
+    }
     const reordered = emptied ? await this.takeOutWaiting() : 0;
     // What live jobs still carry stays where it is (jobs of several
     // attempts are not known by an attempt's id, so adding would not be a

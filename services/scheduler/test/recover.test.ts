@@ -170,3 +170,19 @@ it("an attempt a taken job has not started gets one copy beside it, not one per 
   connection.disconnect();
   await dropPrefix();
 });
+
+it("a restore of the tag limits that failed is tried again at the next check, though the queue's marker is back", async () => {
+  await dropPrefix();
+  let calls = 0;
+  const flaky = { restore: async () => {
+    calls++;
+    if (calls === 1) throw new Error("statement timeout");
+  } };
+  const once = new QueueRecovery({ ...deps, admission: flaky } as unknown as typeof deps);
+  await expect(once.run(new Date())).rejects.toThrow("statement timeout");
+  // the marker was set before the restore failed: the data is not "gone" any more
+  await once.run(new Date(Date.now() + 1));
+  expect(calls).toBe(2);
+  await once.run(new Date(Date.now() + 2));
+  expect(calls).toBe(2);
+});
