@@ -25,8 +25,15 @@ const pg = createPgRunner(env.DATABASE_URL, {
   connectTimeoutMs: STORAGE_ANSWER_MS,
 });
 // one connection that only asks whether the server answers (http/storage-watch.ts,
-// which stops waiting after PROBE_MS; these bounds only free the connection)
-const liveness = createPgRunner(env.DATABASE_URL, { max: 1, applicationName: "ttr-api-liveness", queryTimeoutMs: 2 * PROBE_MS, connectTimeoutMs: 2 * PROBE_MS });
+// which stops waiting after PROBE_MS; these bounds only free the connection),
+// kept open: a probe on a cold pool would first connect and authenticate
+const liveness = createPgRunner(env.DATABASE_URL, {
+  max: 1,
+  applicationName: "ttr-api-liveness",
+  queryTimeoutMs: 2 * PROBE_MS,
+  connectTimeoutMs: 2 * PROBE_MS,
+  idleTimeoutMs: 0,
+});
 // the dashboard's read pool: half of DB_POOL_SIZE, at least 4
 const reads = createReadsRunner(env.DATABASE_URL, { max: Math.max(4, Math.ceil(env.DB_POOL_SIZE / 2)), statementTimeoutMs: env.DB_READ_TIMEOUT_MS });
 const app = createApp({ db, reads, pg, liveness, redis, log, registry, cookieSecure: env.TTR_COOKIE_SECURE, redisPrefix: env.TTR_REDIS_PREFIX, authFailuresPerMinute: env.TTR_AUTH_FAILURES_PER_MINUTE });

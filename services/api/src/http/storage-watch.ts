@@ -119,15 +119,19 @@ function oneAtATime(run: () => Promise<boolean>): () => Promise<boolean> {
   };
 }
 
+/** A deadline's timer firing this much later than due means the event loop was busy meanwhile. */
+const LATE_MS = 50;
+
 /**
  * Whether the server said anything (an answer, an error of its own, a
  * refused connection) within PROBE_MS; node-postgres's own time limits
- * running out is silence. Silence is heard on a running event loop: when
- * the deadline's timer fires after the loop was busy (a 10 MiB declaration
- * parsed and planned holds it for seconds), an answer that came meanwhile is
- * still unread, and timers run before sockets are read. So the deadline
- * gives the loop one more pass first (setImmediate runs after pending I/O):
- * a server that answered is heard, a silent one is still silent.
+ * running out is silence. Silence is heard on a running event loop: while
+ * the loop is busy (a 10 MiB declaration parsed and planned holds it for
+ * seconds), answers wait unread and nothing is sent, so the time it was busy
+ * does not count. When the deadline's timer fires late, it waits again for
+ * as long as it was late (up to PROBE_MS more in all); once it fires on
+ * time, the loop gets one more pass (setImmediate runs after pending I/O)
+ * before the silence counts.
  */
 export function heardWithinProbeTime(answer: Promise<unknown>, probeMs = PROBE_MS): Promise<boolean> {
   const heard = answer.then(
@@ -135,7 +139,22 @@ export function heardWithinProbeTime(answer: Promise<unknown>, probeMs = PROBE_M
     (err: unknown) => !isClientTimeout(err),
   );
   return new Promise((resolve) => {
-    const timer = setTimeout(() => setImmediate(() => resolve(false)), probeMs);
+    let timer: NodeJS.Timeout | undefined;
+    let extended = 0;
+    const arm = (ms: number) => {
+      const due = Date.now() + ms;
+      timer = setTimeout(() => {
+        const late = Date.now() - due;
+        if (late > LATE_MS && extended < probeMs) {
+          const more = Math.min(late, probeMs - extended);
+          extended += more;
+          arm(more);
+          return;
+        }
+        setImmediate(() => resolve(false));
+      }, ms);
+    };
+    arm(probeMs);
     void heard.then((said) => {
       clearTimeout(timer);
       resolve(said);
