@@ -137,7 +137,9 @@ for (let i = 0; i < 300 && !stopping; i++) {
   if (down === null) break;
   await new Promise((r) => setTimeout(r, 100));
 }
-if (down !== null && !stopping) {
+// A service that exited meanwhile is stopping everything: no banner.
+if (stopping) await new Promise(() => {});
+if (down !== null) {
   const hint = down.includes("redis")
     ? `: Redis (${infra.origins.redis}) does not answer ttr, or wants a password; set REDIS_URL (redis://:<password>@<host>:<port>)`
     : down.includes("postgres")

@@ -174,7 +174,7 @@ describe("ttr admin CLI", { timeout: 90_000 }, () => {
     expect(await json("prune", "--older-than-days", "36500")).toEqual({ executions: 0, triggers: 0 });
     // the variable, when the flag is not given: a bad value is named as such
     // and read as the scheduler reads it: set but empty is refused, a whole number in any spelling is taken
-    for (const value of ["x", "-5", "3000000", "", "7.5"]) {
+    for (const value of ["x", "-5", "3000000", "", "7.5", "0x10", "0b11"]) {
       const env = await ttrWithEnv({ TTR_RETENTION_DAYS: value }, "prune", "--json");
       expect(env.code, value).toBe(1);
       expect(env.stderr).toContain("TTR_RETENTION_DAYS must be a whole number from 0 to 36500");

@@ -52,6 +52,7 @@ export function App() {
 
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let gone = false;
     const check = () =>
       api.project().then(
         ({ project }) => setAuth({ state: "signedIn", projectName: project.name, email: sessionStorage.getItem(EMAIL_KEY) }),
@@ -61,7 +62,8 @@ export function App() {
             return;
           }
           setAuth({ state: "unavailable", reason: errorText(e) });
-          timer = setTimeout(check, e instanceof ApiError && e.retryAfter !== null ? e.retryAfter * 1000 : RECHECK_MS);
+          // an answer that came after the page let go of this check asks no more
+          if (!gone) timer = setTimeout(check, e instanceof ApiError && e.retryAfter !== null ? e.retryAfter * 1000 : RECHECK_MS);
         },
       );
     void check();
@@ -69,6 +71,7 @@ export function App() {
       setAuth((a) => (a.state === "signedIn" ? { state: "signedOut", reason: "Your session has ended. Sign in again to continue." } : a)),
     );
     return () => {
+      gone = true;
       clearTimeout(timer);
       stopListening();
     };

@@ -39,7 +39,8 @@ function retentionDays(flag: string | undefined, variable: string | undefined): 
   }
   if (variable === undefined) return 30;
   // read as the scheduler reads it: a number that is whole (`7.0`, `1e1` too); set but empty is no number
-  const days = variable.trim() === "" ? Number.NaN : Number(variable);
+  // a decimal number only: Number() alone would also take 0x10 and 0b11, which the scheduler refuses
+  const days = /^\s*[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i.test(variable) ? Number(variable) : Number.NaN;
   if (!Number.isInteger(days) || days < 0 || days > MAX_RETENTION_DAYS) throw new Error(`TTR_RETENTION_DAYS must be ${range}, not ${JSON.stringify(variable)}`);
   return days;
 }

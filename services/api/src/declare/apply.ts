@@ -36,9 +36,10 @@ export async function applyDeclare(tx: SqlRunner, call: DeclareCall): Promise<Op
   await db.lockCustomKeys(tx, projectId, keysOf(call.items));
   // One-shots and instances are locked before recurring triggers, in the scheduler's order.
   const jobs = await db.declareCandidateJobs(tx, projectId, tag);
+  // Next runs count from the moment the instances are locked, not from the request (core/declare.ts, runsFrom).
+  const runsFrom = new Date();
   const generators = await db.declareCandidateGenerators(tx, projectId, tag);
-  // Next runs count from now that the rows are locked, not from the request (core/declare.ts, runsFrom).
-  const plan = planDeclare({ items: call.items, jobs, generators, now: call.now, runsFrom: new Date(), runMissed: call.runMissed, newId });
+  const plan = planDeclare({ items: call.items, jobs, generators, now: call.now, runsFrom, runMissed: call.runMissed, newId });
   await writePlan(tx, projectId, plan.writes, { waitingInstances: true });
   return [...plan.items, ...plan.cancelled];
 }
