@@ -44,6 +44,7 @@ const ask = (customKey: string): ScheduleAsk => ({
   scheduledAt: "now | add 1h",
   triggerId: undefined,
   runMissed: false,
+  keepsKey: true,
 });
 
 const month = () => new Date().toISOString().slice(0, 7);

@@ -60,6 +60,26 @@ describe("PUT /triggers/<id>", () => {
     expect(row!.body!.toString()).toBe("v2");
   });
 
+  it("the whole trigger is replaced, its custom key too: left out, null or empty, the key is gone (one-shot and recurring)", async () => {
+    for (const [i, without] of [{}, { customKey: null }, { customKey: "" }].entries()) {
+      const id = await oneShot({ customKey: `drop-key-${i}` });
+      const res = await edit(id, { url: "http://127.0.0.1:9/keyless", scheduledAt: future(), ...without });
+      expect(res.status, res.text).toBe(200);
+      expect((await triggerById(api.db, id))?.customKey).toBeNull();
+      // and the key is free: a /schedule with it makes a new trigger
+      const again = await api.call("POST", "/schedule", { "ttr-api-key": api.apiKey, "ttr-url": "http://127.0.0.1:9/k", "ttr-scheduled-at": future(), "ttr-custom-key": `drop-key-${i}` });
+      expect(again.json()).toMatchObject({ operation: "schedule" });
+    }
+    const gen = await recurring({ customKey: "drop-gen-key" });
+    expect((await edit(gen, { url: "http://127.0.0.1:9/cron", scheduledAt: "cron(0 * * * *)" })).status).toBe(200);
+    expect((await generatorById(api.db, gen))?.customKey).toBeNull();
+    // /schedule's headers say only what they change: an edit by ID without a key keeps it
+    const kept = await oneShot({ customKey: "kept-key" });
+    const viaHeaders = await api.call("POST", "/schedule", { "ttr-api-key": api.apiKey, "ttr-url": "http://127.0.0.1:9/h", "ttr-scheduled-at": future(), "ttr-trigger-id": kept });
+    expect(viaHeaders.status, viaHeaders.text).toBe(200);
+    expect((await triggerById(api.db, kept))?.customKey).toBe("kept-key");
+  });
+
   it("a recurring trigger with cron(...): the definition changes and its pending instance is replaced", async () => {
     const id = await recurring();
     const [old] = await instancesOf(api.db, id);

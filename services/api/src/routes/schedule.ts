@@ -38,6 +38,7 @@ export function scheduleRoute(deps: Deps, scheduling: Scheduling) {
         scheduledAt: textHeader(req, "ttr-scheduled-at"),
         triggerId: header(req, "ttr-trigger-id"),
         runMissed: header(req, "ttr-run-missed") === "true",
+        keepsKey: true,
       },
       () => keys.project(apiKey),
       now,

@@ -17,6 +17,8 @@ export interface ScheduleCall {
   customKey: string | null;
   triggerId: string | null;
   runMissed: boolean;
+  /** an edit without a key keeps the trigger's (/schedule), or leaves it with none (PUT /triggers) */
+  keepsKey?: boolean;
   request: RequestFields;
 }
 
@@ -74,7 +76,7 @@ async function scheduleOnce(tx: SqlRunner, call: ScheduleCall, when: Once): Prom
   }
 
   if (target) {
-    const key = instance ? null : (customKey ?? target.customKey ?? null);
+    const key = instance ? null : (customKey ?? (call.keepsKey === false ? null : target.customKey) ?? null);
     const after = await t.updateTriggerRequest(tx, projectId, target.id, { ...call.request, customKey: key, status, scheduledAt: when.at });
     // Locked when found, so it is still there; were it not, say so rather than fail.
     if (!after) throw gone("Job is no longer in registered state");
@@ -120,7 +122,7 @@ async function scheduleRecurring(tx: SqlRunner, call: ScheduleCall, when: Cron):
   let id: string;
   if (generator) {
     id = generator.id;
-    await t.updateGenerator(tx, projectId, id, { ...definition, customKey: customKey ?? generator.customKey });
+    await t.updateGenerator(tx, projectId, id, { ...definition, customKey: customKey ?? (call.keepsKey === false ? null : generator.customKey) });
     await t.cancelPendingInstance(tx, projectId, id);
   } else {
     id = await t.insertGenerator(tx, { ...definition, projectId, customKey });

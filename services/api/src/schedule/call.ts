@@ -31,6 +31,12 @@ export interface ScheduleAsk {
   /** the ID to edit; empty means none */
   triggerId: string | undefined;
   runMissed: boolean;
+  /**
+   * An edit that names no key keeps the trigger's: /schedule's headers say
+   * only what they change. The JSON of POST and PUT /triggers is the whole
+   * trigger, so there no key means none (docs/api/dashboard-api.md).
+   */
+  keepsKey: boolean;
 }
 
 /** The 200 answer of /schedule (and of POST and PUT /triggers). */
@@ -90,6 +96,7 @@ export class Scheduling {
       customKey: orNull(ask.customKey),
       triggerId: orNull(ask.triggerId),
       runMissed: ask.runMissed,
+      keepsKey: ask.keepsKey,
       request: { title: ask.title, url: ask.url, method: ask.method, headers: ask.headers, body: ask.body, tags: ask.tags, source: "schedule" },
     };
     // A 503 costs the caller no unit when nothing is stored: given back at

@@ -80,5 +80,6 @@ export function askOfJson(json: unknown, triggerId: string | undefined): Schedul
     scheduledAt: b.scheduledAt,
     triggerId,
     runMissed: b.runMissed === true,
+    keepsKey: false,
   };
 }
