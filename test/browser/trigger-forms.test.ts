@@ -237,4 +237,31 @@ describe("creating, editing and cancelling triggers in the dashboard", () => {
     expect(Buffer.from(row!.body).toString("hex")).toBe("ff00fe");
     expect(browser.problems).toEqual([]);
   }, T);
+
+  it("a GET item with a body (/bulk) is not offered for editing either: the form has no body for GET, and saving would drop it", async () => {
+    const made = await sys.call(
+      "POST",
+      "/bulk",
+      { "ttr-api-key": sys.apiKey, "content-type": "application/json" },
+      JSON.stringify({ upserts: [{ customKey: "get-body", url: `${target.base}/get-body`, method: "GET", scheduledAt: "2099-03-01T10:00:00Z", body: { _tag: "text", value: "q=1" } }] }),
+    );
+    expect(made.status, made.text).toBe(200);
+    await page.goto(dashboard(`/triggers/${made.json().upserts[0].id}`));
+    await waitText(page.locator(".actions.manage"), "Its GET request carries a body");
+    expect(await page.getByRole("button", { name: "Edit", exact: true }).count()).toBe(0);
+  }, T);
+
+  it("Edit of a one-shot in the hour repeated when summer time ends keeps its instant when the time is not changed", async () => {
+    // 01:30 UTC on 27 October 2030 is the second 02:30 of that night in Berlin
+    const made = await sys.call("POST", "/schedule", { "ttr-api-key": sys.apiKey, "ttr-url": `${target.base}/repeated-hour`, "ttr-scheduled-at": "2030-10-27T01:30:00Z" });
+    expect(made.status, made.text).toBe(200);
+    const id = made.json().triggerId as string;
+    await page.goto(dashboard(`/triggers/${id}`));
+    await page.getByRole("button", { name: "Edit", exact: true }).click();
+    expect(await form().getByLabel(/^Date and time/).inputValue()).toBe("2030-10-27T02:30");
+    await form().getByLabel("URL").fill(`${target.base}/repeated-hour-2`);
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await waitText(page.getByRole("status"), "Changes saved.");
+    expect(await stored(id)).toMatchObject({ url: `${target.base}/repeated-hour-2`, scheduledAt: "2030-10-27T01:30:00.000Z" });
+  }, T);
 });

@@ -5,6 +5,7 @@
 // or an active recurring trigger. Cancelling asks first.
 import { type RefObject, useState } from "react";
 import { api, errorText } from "../lib/api";
+import { carriesNoBody } from "../lib/trigger-form";
 import type { Trigger } from "../lib/types";
 import { ConfirmDialog } from "./ConfirmDialog";
 
@@ -13,13 +14,18 @@ export function canEdit(t: Trigger): boolean {
 }
 
 /**
- * The API gives a stored body as UTF-8 text, with U+FFFD in place of bytes
- * that are not (a /declare or /bulk item can store any bytes, as base64).
- * The form edits text only, so saving such a body would change those
- * bytes: Edit is offered only for bodies that came through whole.
+ * Why the form cannot keep a trigger's body, or null when it can. The API
+ * gives a stored body as UTF-8 text, with U+FFFD in place of bytes that are
+ * not (a /declare or /bulk item can store any bytes, as base64), and the
+ * form edits text only. A /declare or /bulk item may also send a body with
+ * GET, HEAD or OPTIONS, where the form has none. Saving would change or drop
+ * such a body: Edit is offered only for bodies the form can hold whole.
  */
-export function bodyIsText(t: Trigger): boolean {
-  return t.body === null || !t.body.includes("\uFFFD");
+export function bodyProblem(t: Trigger): string | null {
+  if (t.body === null || t.body === "") return null;
+  if (t.body.includes("\uFFFD")) return "Its body holds bytes that are not UTF-8 text, which the form cannot keep: edit it through /schedule, /declare or /bulk.";
+  if (carriesNoBody(t.method)) return `Its ${t.method.toUpperCase()} request carries a body, which the form cannot keep: edit it through /declare or /bulk.`;
+  return null;
 }
 
 export function canCancel(t: Trigger): boolean {
@@ -56,16 +62,12 @@ export function TriggerManage({ trigger: t, editing, editRef, onEdit, onCancelle
 
   return (
     <div className="actions manage">
-      {canEdit(t) && bodyIsText(t) && (
+      {canEdit(t) && bodyProblem(t) === null && (
         <button ref={editRef} type="button" className="button" onClick={onEdit} disabled={editing}>
           Edit
         </button>
       )}
-      {canEdit(t) && !bodyIsText(t) && (
-        <p className="hint">
-          Its body holds bytes that are not UTF-8 text, which the form cannot keep: edit it through /schedule, /declare or /bulk.
-        </p>
-      )}
+      {canEdit(t) && bodyProblem(t) !== null && <p className="hint">{bodyProblem(t)}</p>}
       {canCancel(t) && (
         <button type="button" className="button danger" onClick={() => setConfirming(true)}>
           Cancel trigger

@@ -22,6 +22,12 @@ export interface TriggerForm {
   mode: ScheduleMode;
   /** `YYYY-MM-DDTHH:mm:ss` in the viewer's zone, as a datetime-local input holds it */
   at: string;
+  /**
+   * The stored time the form was filled from (Edit): sent as it is while
+   * `at` still shows it, since a local time in the hour repeated when
+   * daylight saving ends reads back as the earlier of its two instants.
+   */
+  storedAt?: string;
   runMissed: boolean;
   cronExpr: string;
   tz: string;
@@ -103,6 +109,7 @@ export function formOf(t: Trigger): TriggerForm {
     body: t.body ?? "",
     mode: t.kind === "generator" ? "cron" : "once",
     at: t.scheduledAt ? localInput(new Date(t.scheduledAt)) : "",
+    ...(t.scheduledAt ? { storedAt: t.scheduledAt } : {}),
     runMissed: false,
     cronExpr: t.cronExpr ?? "",
     tz: t.tz ?? "UTC",
@@ -124,7 +131,7 @@ export function bodyOf(f: TriggerForm): { body: TriggerBody } | { errors: FieldE
   const errors: FieldErrors = {};
   let scheduledAt = "";
   if (f.mode === "once") {
-    const at = instantOf(f.at);
+    const at = f.storedAt !== undefined && localInput(new Date(f.storedAt)) === f.at ? new Date(f.storedAt) : instantOf(f.at);
     if (at === null) errors.at = "Choose a date and time.";
     else scheduledAt = at.toISOString();
   } else {

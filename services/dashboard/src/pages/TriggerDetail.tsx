@@ -8,7 +8,7 @@ import { type ReactNode, useCallback, useEffect, useRef, useState } from "react"
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { Executions } from "../components/Executions";
 import { TriggerEditor } from "../components/TriggerEditor";
-import { bodyIsText, canCancel, canEdit, TriggerManage } from "../components/TriggerManage";
+import { bodyProblem, canCancel, canEdit, TriggerManage } from "../components/TriggerManage";
 import { ActionError, Body, ErrorNote, HeaderList, Notice, StatusBadge, Tags, Time } from "../components/bits";
 import { ApiError, api, errorText } from "../lib/api";
 import { describeCron, nextRuns } from "../lib/cron";
@@ -296,7 +296,7 @@ export function TriggerDetail({ id }: { id: string }) {
       <ActionError error={actionError} onDismiss={() => setActionError(null)} />
       <ErrorNote error={loadError} />
 
-      {editing && canEdit(t) && bodyIsText(t) && (
+      {editing && canEdit(t) && bodyProblem(t) === null && (
         <TriggerEditor
           editing={{ mode: "edit", trigger: t }}
           onSaved={saved}
