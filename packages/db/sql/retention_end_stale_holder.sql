@@ -12,4 +12,7 @@ WHERE l.locktype = 'advisory' AND l.granted
   AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
   AND l.classid = ($1::bigint >> 32)::oid AND l.objid = ($1::bigint & 4294967295)::oid AND l.objsubid = 1
   AND a.application_name = 'ttr-retention'
-  AND a.state = 'idle' AND a.state_change < now() - make_interval(secs => $2::float8)
+  -- idle, or idle inside a transaction (a pass stopped between its detach
+  -- statements, holding the tables too)
+  AND a.state IN ('idle', 'idle in transaction', 'idle in transaction (aborted)')
+  AND a.state_change < now() - make_interval(secs => $2::float8)

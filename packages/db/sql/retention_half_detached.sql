@@ -10,7 +10,8 @@ WITH parts AS MATERIALIZED (
   FROM pg_inherits i
   JOIN pg_class c ON c.oid = i.inhrelid
   JOIN pg_class p ON p.oid = i.inhparent
-  WHERE p.relname IN ('triggers', 'executions', 'trigger_tags') AND NOT i.inhdetachpending
+  -- this install's tables only: another schema of the database may hold its own
+  WHERE i.inhparent IN ('triggers'::regclass, 'executions'::regclass, 'trigger_tags'::regclass) AND NOT i.inhdetachpending
 )
 SELECT parent, partition, bound
 FROM parts

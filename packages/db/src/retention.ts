@@ -302,12 +302,12 @@ async function lock(db: SqlRunner, waitMs: number, staleSeconds: number): Promis
     const [r] = await query<{ ok: boolean }>(db, "retention_lock", RETENTION_LOCK_KEY);
     if (r?.ok) return true;
     const ended = await query<{ ended: boolean }>(db, "retention_end_stale_holder", RETENTION_LOCK_KEY, staleSeconds);
-    if (ended.length > 0) {
+    if (Date.now() >= deadline) return false;
+    if (ended.some((r) => r.ended)) {
       // its backend takes a moment to exit and let go of the lock
       await sleep(200);
       continue;
     }
-    if (Date.now() >= deadline) return false;
     await sleep(200);
   }
 }

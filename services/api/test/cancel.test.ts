@@ -96,11 +96,16 @@ describe("/cancel checks (docs/api/cancel.md)", () => {
   it("404 at once for another project's trigger that its own work holds locked: the wait would tell that the ID exists", async () => {
     const other = await import("@ttr/db").then((m) => m.createProject(api.db, "locked-other", 10));
     const theirs = (await api.call("POST", "/schedule", { "ttr-api-key": other.apiKey, "ttr-url": "http://x/", "ttr-scheduled-at": "now | add 1h" })).json();
+    let locked: () => void = () => {};
+    const holding = new Promise<void>((r) => {
+      locked = r;
+    });
     const held = api.db.$transaction(async (tx) => {
       await tx.$queryRawUnsafe("SELECT id FROM triggers WHERE id = $1::uuid FOR UPDATE", theirs.triggerId);
+      locked();
       await new Promise((r) => setTimeout(r, 3000));
     });
-    await new Promise((r) => setTimeout(r, 200));
+    await holding;
     const started = Date.now();
     for (const [method, path, headers] of [
       ["DELETE", "/cancel", { "ttr-trigger-id": theirs.triggerId }],

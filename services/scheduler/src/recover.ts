@@ -27,8 +27,8 @@ const RECONNECT_GRACE_MS = 3000;
 
 export class QueueRecovery {
   private requested: string | null = "became the active scheduler";
-  /** the queue's data went and the tag limits' state is not back yet */
-  private restorePending = false;
+  /** the queue's data went, and the tag limits' state or the queue's order is not put right yet */
+  private lossPending = false;
   /** jobs taken before `since` and still not started at `at` are stuck */
   private stuckCheck: { at: number; since: Date } | null = null;
 
@@ -63,19 +63,21 @@ export class QueueRecovery {
       if (copied > 0) deps.log.info("jobs not started since before the Redis outage, sent again", { attempts: copied });
     }
     const emptied = (await deps.redis.exists(this.marker)) === 0;
-    if (emptied) this.restorePending = true;
+    if (emptied) this.lossPending = true;
     const reason = this.requested ?? (emptied ? "the queue's data is gone (flushed, or Redis restarted empty)" : null);
     if (reason === null) return 0;
     this.requested = reason;
     // Set first: a loss from now on removes it again and is seen next tick.
     await deps.redis.set(this.marker, now.toISOString());
-    // The limits' state went with the data: back before this tick admits.
-    // Until it is, every tick tries again (the marker alone would not say).
-    if (this.restorePending) {
+    // The limits' state went with the data: back before this tick admits;
+    // and the jobs added since the loss go behind the lost ones. Until both
+    // are done, every tick tries again (the marker alone would not say).
+    let reordered = 0;
+    if (this.lossPending) {
       await deps.admission.restore(now);
-      this.restorePending = false;
+      reordered = await this.takeOutWaiting();
+      this.lossPending = false;
     }
-    const reordered = emptied ? await this.takeOutWaiting() : 0;
     // What live jobs still carry stays where it is (jobs of several
     // attempts are not known by an attempt's id, so adding would not be a
     // no-op). Read much further than the periodic sweep does: this runs

@@ -89,10 +89,18 @@ export function watchStorage(watch: StorageWatch): RequestHandler {
     let done = false;
     const check = () => {
       if (res.locals[OWN_BOUNDS] === true) return;
+      const asked = Date.now();
       void probe().then((heard) => {
         if (done || res.headersSent || res.locals[OWN_BOUNDS] === true) return;
         if (heard) {
           timer = setTimeout(check, WATCH_EVERY_MS);
+          return;
+        }
+        // A probe that took far longer than its deadline was held up by this
+        // process's busy event loop (the connection's own time limits then
+        // run out with the answer unread), not by the server: ask again.
+        if (Date.now() - asked > 2 * PROBE_MS) {
+          timer = setTimeout(check, 0);
           return;
         }
         res.locals[ABANDONED] = true;
