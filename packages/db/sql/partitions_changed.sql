@@ -5,5 +5,7 @@
 -- of in the next tick's firing (docs/storage.md, "Kept plans and
 -- connections").
 -- Inside a transaction, the notice goes out when it commits.
--- Params: none. Returns one row (pg_notify's empty result).
-SELECT pg_notify('ttr_partitions', '')
+-- Params: none. Returns one row, `1`: pg_notify returns void, which
+-- Prisma's driver adapter cannot read (the api's partition upkeep runs it
+-- through Prisma).
+SELECT 1 AS announced FROM pg_notify('ttr_partitions', '')

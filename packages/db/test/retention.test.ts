@@ -360,6 +360,14 @@ describe("partitions", () => {
         expect(await heard()).toBe(1);
         await client.query(`DROP TABLE ${days.flatMap((d) => Object.values(tablesOf(d))).join(", ")}`);
         expect(await heard()).toBe(0); // detached tables are not partitions any more
+        // through Prisma, as the api makes them: no error reading the announcement back
+        const prisma = createDb(tdb.url, { max: 1 });
+        try {
+          expect(await ensure(prisma, new Date(Date.now() + 50 * DAY))).toBeGreaterThan(0);
+          expect(await heard()).toBe(1);
+        } finally {
+          await prisma.$disconnect();
+        }
       },
       "ttr-test",
     );
