@@ -128,8 +128,28 @@ function errorCode(err: unknown): string | undefined {
   return typeof err === "object" && err !== null && "code" in err ? String((err as { code: unknown }).code) : undefined;
 }
 
-/** Creates the URL's database unless it exists; safe when several processes race. */
+/** Whether the URL's database can be connected to: false only when it does not exist (3D000). */
+async function databaseExists(databaseUrl: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 10_000 });
+  client.on("error", () => {});
+  try {
+    await client.connect();
+    return true;
+  } catch (err) {
+    if (errorCode(err) === "3D000") return false;
+    throw err;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/**
+ * Creates the URL's database unless it exists; safe when several processes
+ * race. A database that exists is found by connecting to it, so a role
+ * allowed only there (no CONNECT on `postgres`) can migrate it.
+ */
 export async function createDatabaseIfMissing(databaseUrl: string): Promise<boolean> {
+  if (await databaseExists(databaseUrl)) return false;
   const name = databaseNameOf(databaseUrl);
   const client = new pg.Client({ connectionString: withDatabase(databaseUrl, "postgres"), connectionTimeoutMillis: 10_000 });
   client.on("error", () => {}); // a dropped connection fails the statement in flight instead
