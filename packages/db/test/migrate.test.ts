@@ -190,6 +190,22 @@ describe("applyMigrations", () => {
     }
   });
 
+  it("takes a database that applied an earlier text of a migration edited afterwards", async () => {
+    const fresh = await scratchDatabase();
+    await applyMigrations(fresh);
+    const c = new pg.Client({ connectionString: fresh });
+    await c.connect();
+    try {
+      // as a database migrated by a version from before the edit of 20261124110000_held_attempts has it
+      await c.query("UPDATE _prisma_migrations SET checksum = $1 WHERE migration_name = $2", ["7feaab8c55aa3e9099ffde9b28b5753ec851b326e80551ae55be9d257603344c", "20261124110000_held_attempts"]);
+      await expect(applyMigrations(fresh)).resolves.toMatchObject({ applied: [] });
+      await c.query("UPDATE _prisma_migrations SET checksum = $1 WHERE migration_name = $2", ["0".repeat(64), "20261124110000_held_attempts"]);
+      await expect(applyMigrations(fresh)).rejects.toThrow(/changed after being applied: 20261124110000_held_attempts/);
+    } finally {
+      await c.end();
+    }
+  });
+
   it("refuses an applied migration whose file changed", async () => {
     const dir = copyOfMigrations();
     const fresh = await scratchDatabase();
