@@ -127,9 +127,14 @@ function changedRequest(stored: StoredRequest, item: ItemRequest, hash: string |
   return changed;
 }
 
-export function changedJobFields(stored: StoredJob, item: ItemRequest, at: Date): string[] {
+/**
+ * The fields a one-shot item changes. A now-based time (`now`, or no
+ * `scheduledAt`) counts as changed on every call, even when it lands on the
+ * stored second again: each call computes it anew (docs/api/declare-and-bulk.md).
+ */
+export function changedJobFields(stored: StoredJob, item: ItemRequest, when: { at: Date; nowBased: boolean }): string[] {
   const changed = changedRequest(stored, item, bodyHash(item.body));
-  if (stored.scheduledAt.getTime() !== at.getTime()) changed.add("scheduledAt");
+  if (when.nowBased || stored.scheduledAt.getTime() !== when.at.getTime()) changed.add("scheduledAt");
   return JOB_FIELDS.filter((f) => changed.has(f));
 }
 

@@ -164,7 +164,7 @@ function diffItems(input: PlanInput) {
     matched.add(match.row.id);
 
     if (match.kind === "job" && when.kind === "once") {
-      const changed = changedJobFields(match.row, item, when.at);
+      const changed = changedJobFields(match.row, item, when);
       if (changed.length === 0) return op("unchanged", "job", match.row.id);
       if (retryPlanned(match.row)) {
         // Replaced, not edited: the old trigger and its planned retry are cancelled without an entry (rule 5).

@@ -17,6 +17,8 @@ afterAll(() => api.close());
 
 let n = 0;
 const freshTag = () => `sets-${++n}`;
+/** Waits for the next whole second, so that two quick calls share it. */
+const startOfSecond = () => new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000)));
 const declare = (tag: string, items: unknown[], extra: Record<string, unknown> = {}) => ok(post(api, "/declare", { tag, items, ...extra }));
 const T1 = inHours(24);
 const oneShot = (key: string | null, over: Record<string, unknown> = {}) => ({ ...(key === null ? {} : { customKey: key }), url: "http://127.0.0.1:9/h", scheduledAt: T1, ...over });
@@ -238,9 +240,24 @@ describe("past-dated items and runMissed (rules 2, 7)", () => {
     expect(row.status).toBe("registered");
     expect(row.scheduledAt.getUTCMilliseconds()).toBe(0);
     expect(Math.abs(row.scheduledAt.getTime() - Date.now())).toBeLessThan(3000);
-    await new Promise((r) => setTimeout(r, 1100));
+    // Again within the same second (times are whole seconds): still computed anew.
+    await startOfSecond();
     const again = await declare(tag, [oneShot("a", { scheduledAt: "now | subtract 1h" }), { customKey: "b", url: "http://x" }]);
-    expect(again.operations.map((o: any) => [o.operation, o.changedFields])).toEqual([["updated", ["scheduledAt"]], ["updated", ["scheduledAt"]]]);
+    const third = await declare(tag, [oneShot("a", { scheduledAt: "now | subtract 1h" }), { customKey: "b", url: "http://x" }]);
+    for (const call of [again, third]) {
+      expect(call.operations.map((o: any) => [o.operation, o.changedFields])).toEqual([["updated", ["scheduledAt"]], ["updated", ["scheduledAt"]]]);
+      expect(call.operations.map((o: any) => o.id)).toEqual(out.operations.map((o: any) => o.id));
+    }
+  });
+
+  it("/bulk upserts without a time are computed anew too, even within one second", async () => {
+    const key = `bulk-now-${Date.now()}`;
+    await startOfSecond();
+    const upsert = () => ok(post(api, "/bulk", { upserts: [{ customKey: key, url: "http://x" }] }));
+    const first = await upsert();
+    const again = await upsert();
+    expect(first.upserts[0].operation).toBe("added");
+    expect(again.upserts[0]).toEqual({ operation: "updated", customKey: key, kind: "job", id: first.upserts[0].id, changedFields: ["scheduledAt"] });
   });
 
   it("with runMissed, past-dated items are stored pending and reported added", async () => {
