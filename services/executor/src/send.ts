@@ -255,6 +255,8 @@ export function sendAttempt(req: OutgoingRequest, opts: SendOptions): Promise<At
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     return Promise.resolve(networkFailure(errorMessages.transport(req.method, req.url), `the URL's scheme ${url.protocol} is not http or https`));
   }
+  // Node would send an empty method as GET; what is stored (an item's `""`) is what goes out, or nothing does.
+  if (req.method === "") return Promise.resolve(networkFailure(errorMessages.transport(req.method, req.url), "the method is empty"));
   const headers = wireHeaders(req, url);
   if (typeof headers === "string") return Promise.resolve(networkFailure(errorMessages.transport(req.method, req.url), headers));
   return new Promise((resolve, reject) => attempt(req, url, headers, opts, resolve, reject));

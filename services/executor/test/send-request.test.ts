@@ -118,6 +118,12 @@ describe("what a /schedule trigger sends", () => {
     expect(new Set(ids.map((id) => id.slice(0, 32))).size).toBe(5);
   });
 
+  it("sends nothing for an empty method (an item's method is not validated; Node would send GET): Transport error", async () => {
+    const r = await send({ method: "" });
+    expect(r).toEqual({ kind: "network", errorMessage: `Transport error ( ${target.base}/echo)`, timedOut: false, cause: "the method is empty" });
+    expect(target.received).toEqual([]);
+  });
+
   it("answers Transport error for an unparsable stored URL", async () => {
     const r = await send({ url: "not a url" });
     expect(r).toEqual({ kind: "network", errorMessage: "Transport error (GET not a url)", timedOut: false, cause: "the URL does not parse" });
