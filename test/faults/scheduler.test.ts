@@ -38,8 +38,16 @@ async function spread(prefix: string, first: Date, seconds: number): Promise<Map
 
 it("a leader frozen with SIGSTOP is replaced within 10 s, and dispatches nothing once woken", async () => {
   const { active, standby } = await roles();
+  // A backlog only the leader measures: triggers a paused tag holds.
+  const key = { "ttr-api-key": rig.apiKey };
+  expect((await rig.call("POST", "/tag-policies", { ...key, "content-type": "application/json" }, JSON.stringify({ tag: "held", throughput: { "1s": 0 } }))).status).toBe(200);
+  for (let i = 0; i < 3; i++) {
+    expect((await rig.call("POST", "/schedule", { ...key, "ttr-url": `${rig.target.base}/held/${i}`, "ttr-scheduled-at": "now", "ttr-tags": "held" })).status).toBe(200);
+  }
   const due = await spread("frozen", secondAfter(2000), 24);
   await sleep(2500);
+  await until(async () => (await metric(active, "ttr_attempts_held")) === 3, 10_000, "the leader counts the held backlog");
+  expect(await metric(active, "ttr_attempts_held_by_tag")).toBe(3);
   active.child.kill("SIGSTOP");
   const frozenAt = Date.now();
   const tookOver = await until(() => isLeader(standby), 12_000, "the standby takes over");
@@ -62,6 +70,11 @@ it("a leader frozen with SIGSTOP is replaced within 10 s, and dispatches nothing
   expect(await metric(active, "ttr_attempts_dispatched_total")).toBe(dispatchedAtWake);
   expect(await metric(active, "ttr_triggers_promoted_total")).toBe(promotedAtWake);
   expect((await metric(standby, "ttr_triggers_promoted_total")) ?? 0).toBeGreaterThan(before.promoted ?? 0);
+  // The stepped-down replica no longer shows the backlog it measured as leader; the new leader does.
+  expect(await metric(active, "ttr_attempts_held")).toBe(0);
+  expect(await metric(active, "ttr_tags_full")).toBe(0);
+  expect(await metric(active, "ttr_attempts_held_by_tag")).toBeNull();
+  await until(async () => (await metric(standby, "ttr_attempts_held")) === 3, 10_000, "the new leader counts the held backlog");
   const lateness = arrivals.map((a, i) => a - [...due.values()][i]!.getTime());
   figure("scheduler SIGSTOP", "worst lateness while frozen", Math.max(...lateness) / 1000, "s");
   // and said nothing else alarming: no error lines, every line JSON

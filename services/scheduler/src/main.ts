@@ -10,7 +10,7 @@ import { Leadership, SCHEDULER_SESSION_SETTINGS } from "./leader.js";
 import { SchedulerLoop } from "./loop.js";
 import { QueueRecovery } from "./recover.js";
 import { RetentionLoop } from "./retention.js";
-import { createMetrics } from "./metrics.js";
+import { clearLeaderGauges, createMetrics } from "./metrics.js";
 
 // a bad setting, a port taken: one JSON line and exit 1, not a stack trace
 exitWithJsonOnCrash("scheduler");
@@ -55,8 +55,10 @@ const leadership = new Leadership(env.DATABASE_URL, log, (leading) => {
     loop.start();
     retention.start();
   } else {
-    void loop.stop();
-    void retention.stop();
+    // after the tick or pass in progress, which may still set them
+    void Promise.all([loop.stop(), retention.stop()]).then(() => {
+      if (!leadership.held()) clearLeaderGauges(metrics);
+    });
   }
 }, partitionNotices);
 const base = { env, db, queue, redis, log, registry, metrics, admission, lease: leadership };

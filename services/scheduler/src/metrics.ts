@@ -77,3 +77,16 @@ export function createMetrics(registry: prom.Registry, queueDepth: () => Promise
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
+/**
+ * Zeroes what only the active scheduler measures (held attempts, full tags,
+ * deferred day partitions), once a replica has stopped leading: a
+ * stepped-down replica would otherwise show its last backlog for good, and
+ * dashboards take the largest value across replicas.
+ */
+export function clearLeaderGauges(metrics: Metrics): void {
+  metrics.held.set(0);
+  metrics.fullTags.set(0);
+  metrics.heldByTag.reset();
+  metrics.retentionDeferred.set(0);
+}
