@@ -97,7 +97,7 @@ describe("a malformed TTR_ALLOW_NETWORKS", () => {
     expect(JSON.parse(lines[0]!)).toMatchObject({
       level: "error",
       service: "executor",
-      message: "executor not started",
+      message: "executor stopped",
       error: expect.stringContaining('"TTR_ALLOW_NETWORKS" failed custom validation because "10.0.0.1" is not a CIDR range'),
     });
     await killService(service);

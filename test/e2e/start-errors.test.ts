@@ -1,13 +1,15 @@
 // A service that cannot start says why in one JSON line and exits 1, never
 // with Node's bare stack trace on stderr (docs/operations.md, logs): a
 // setting that cannot be read, a port already taken, a database that was
-// never migrated.
+// never migrated. And one stopped while it waits for its database at start
+// exits 0, as a normal stop.
 import net from "node:net";
 import path from "node:path";
 import pg from "pg";
-import { databaseUrl } from "@ttr/platform";
+import { databaseUrl, freePort } from "@ttr/platform";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { freshDatabase, redisPrefix, redisUrl, type TestDatabase } from "../support/db.js";
+import { request } from "../support/http.js";
 import { launchService } from "../support/system.js";
 
 let database: TestDatabase;
@@ -53,11 +55,36 @@ it.each([
   ["api", { LOG_LEVEL: "loud" }, /"LOG_LEVEL" must be one of/],
   ["scheduler", { SCHEDULER_TICK_MS: "0" }, /"SCHEDULER_TICK_MS" must be greater than or equal to/],
   ["scheduler", { TTR_RETENTION_DAYS: "x" }, /"TTR_RETENTION_DAYS" must be a number/],
+  ["executor", { METRICS_PORT: "abc" }, /"METRICS_PORT" must be a number/],
 ] as const)("%s with %o: one JSON line naming the setting, exit 1", async (service, extra, reason) => {
   const { code, lines } = await failedStart(service, extra);
   expect(code).toBe(1);
   expect(lines).toHaveLength(1);
-  expect(JSON.parse(lines[0]!)).toMatchObject({ level: "error", service, error: expect.stringMatching(reason) });
+  expect(JSON.parse(lines[0]!)).toMatchObject({ level: "error", service, message: `${service} stopped`, error: expect.stringMatching(reason) });
+}, 30_000);
+
+// A PostgreSQL that takes connections and never answers (a port that only
+// listens): each service waits for it at start; a stop signal then is a
+// normal stop, exit 0, not death by the signal (exit 143 to Kubernetes).
+it.each(["api", "scheduler", "executor"] as const)("%s stopped with SIGTERM while it waits for PostgreSQL at start: exit 0", async (service) => {
+  const port = await freePort();
+  const env = {
+    PATH: process.env.PATH ?? "",
+    DATABASE_URL: `postgres://postgres@127.0.0.1:${takenPort}/ttr`,
+    REDIS_URL: redisUrl(),
+    TTR_REDIS_PREFIX: redisPrefix(),
+    HOST: "127.0.0.1",
+    [service === "api" ? "PORT" : "METRICS_PORT"]: String(port),
+  };
+  const started = await launchService(service, main(service), env, port, false);
+  const exited = new Promise<[number | null, string | null]>((resolve) => started.child.once("exit", (code, signal) => resolve([code, signal])));
+  const healthy = async () => (await request(`http://127.0.0.1:${port}`, "GET", "/healthz").catch(() => null))?.status === 200;
+  while (!(await healthy())) {
+    if (started.child.exitCode !== null) throw new Error(`${service} exited early:\n${started.output.join("")}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  started.child.kill("SIGTERM");
+  expect(await exited, started.output.join("")).toEqual([0, null]);
 }, 30_000);
 
 it.each([

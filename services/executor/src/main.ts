@@ -22,7 +22,7 @@ try {
 } catch (err) {
   // A configuration that cannot be right (a malformed TTR_ALLOW_NETWORKS
   // range, say) stops the process at once, with one JSON line saying why.
-  createLogger("executor").error("executor not started", { error: (err as Error).message });
+  createLogger("executor").error("executor stopped", { error: (err as Error).message });
   process.exit(1);
 }
 const log = createLogger("executor", env.LOG_LEVEL);
@@ -40,6 +40,16 @@ const keys = keysOf(env);
 // start is never ready.
 let started = false;
 const ops = await startOpsServer(env.METRICS_PORT, registry, { postgres: async () => started && (await dbTakesWrites(db)), redis: () => redisPing(redis) });
+// Until the worker runs nothing is in flight: a stop signal while the
+// database is waited for below ends the process at once, with exit 0.
+const stopWhileStarting = (signal: string) => {
+  log.info("shutting down", { signal });
+  ops.close();
+  void within(1000, redis.quit()).finally(() => process.exit(0));
+};
+const onStartSignal = { SIGTERM: () => stopWhileStarting("SIGTERM"), SIGINT: () => stopWhileStarting("SIGINT") };
+process.on("SIGTERM", onStartSignal.SIGTERM);
+process.on("SIGINT", onStartSignal.SIGINT);
 // Without a key, whether one is needed takes the database (waited for if down).
 const refusal = await whileDatabaseDown(dbOutage, () => refuseToStart(db, keys));
 if (refusal !== null) {
@@ -146,5 +156,7 @@ function idleWithoutRedis(): Promise<void> {
   });
 }
 
+process.off("SIGTERM", onStartSignal.SIGTERM);
+process.off("SIGINT", onStartSignal.SIGINT);
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGINT", () => void shutdown("SIGINT"));
