@@ -156,6 +156,26 @@ it("a POST /tag-policies waiting on its policy's row when the server freezes ans
   expect(policies.tagPolicies.find((p) => p.tag === "row-held")?.maxConcurrent).toBe(1);
 }, 60_000);
 
+it("a /schedule whose INSERT waits on a lock when the server freezes answers 503 within 5 s; the server ends that INSERT once it resumes, and nothing is stored or sent", async () => {
+  const rig = theRig();
+  expect((await schedule("warm-insert")).status).toBe(200);
+  const now = () => rig.call("POST", "/schedule", { "ttr-api-key": rig.apiKey, "ttr-url": `${rig.target.base}/insert-held`, "ttr-scheduled-at": "now" });
+  const { res, took } = await frozenWhileWaiting(() => holdLock(3000, "LOCK TABLE triggers IN ACCESS EXCLUSIVE MODE"), now);
+  expect(took).toBeLessThan(5000);
+  expect(res.status).toBe(503);
+  expect(res.json()).toEqual(UNAVAILABLE);
+  figure("PostgreSQL frozen", "/schedule whose INSERT waited on a lock when the server froze answered 503 in", took / 1000, "s");
+  // The INSERT the api stopped waiting for was still waiting in the server
+  // for the lock; the server ends it itself (its statement_timeout passed
+  // while it was frozen), so it never commits: no row to remove, none left.
+  const url = `${rig.target.base}/insert-held`;
+  await sleep(2500);
+  expect((await rig.db.$queryRawUnsafe<Array<{ n: number }>>("SELECT count(*)::int AS n FROM triggers WHERE url = $1", url))[0]!.n).toBe(0);
+  const api = rig.services.find((s) => s.name === "api")!;
+  expect(jsonLines(api).filter((l) => String(l.message).includes("had answered 503"))).toEqual([]);
+  expect(rig.target.hits("/insert-held")).toEqual([]);
+}, 60_000);
+
 it("PostgreSQL frozen for 8 s while triggers fall due: each is sent once, none early, all within 5 s of the server resuming", async () => {
   const rig = theRig();
   const first = secondAfter(2000);

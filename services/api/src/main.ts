@@ -5,6 +5,7 @@ import { createApp } from "./app.js";
 import { loadEnv } from "./env.js";
 import { PROBE_MS } from "./http/storage-watch.js";
 import { createServer } from "./server.js";
+import { STATEMENT_LIMIT_MS, STORAGE_ANSWER_MS } from "./storage-bounds.js";
 
 // a bad setting, a port taken: one JSON line and exit 1, not a stack trace
 exitWithJsonOnCrash("api");
@@ -13,16 +14,14 @@ const log = createLogger("api", env.LOG_LEVEL);
 const db = createDb(env.DATABASE_URL, { max: env.DB_POOL_SIZE, applicationName: "ttr-api" });
 const redis = createRedis(redisSettingsOf(env), "ttr-api", log);
 const registry = createRegistry("api");
-// The pool of /schedule, /cancel, API keys, quota and /readyz. Their
-// statements take milliseconds; one that has no answer after 3 s, or a
-// connection not had in 3 s, means PostgreSQL is frozen or cut off, and the
-// request answers 503 in time (RELIABILITY.md) instead of waiting for it.
-const STORAGE_ANSWER_MS = 3000;
+// The pool of /schedule, /cancel, API keys, quota and /readyz, with the
+// bounds of storage-bounds.ts.
 const pg = createPgRunner(env.DATABASE_URL, {
   max: Math.max(2, Math.ceil(env.DB_POOL_SIZE / 2)),
   applicationName: "ttr-api",
   queryTimeoutMs: STORAGE_ANSWER_MS,
   connectTimeoutMs: STORAGE_ANSWER_MS,
+  settings: { statement_timeout: STATEMENT_LIMIT_MS },
 });
 // one connection that only asks whether the server answers (http/storage-watch.ts,
 // which stops waiting after PROBE_MS; these bounds only free the connection),

@@ -16,9 +16,10 @@
 // sent. A batch is settled as a whole, with one statement per look.
 import { setTimeout as sleep } from "node:timers/promises";
 import { existingTriggerIds, forgetTriggers, insertOneShots, isDatabaseUnavailable, isUniqueViolation, mayHaveCommitted, type NewOneShot, type SqlRunner } from "@ttr/db";
-import { Batcher, type Logger } from "@ttr/platform";
+import { Batcher, type Logger, orAfter } from "@ttr/platform";
 // Time-ordered ids (UUIDv7): new rows land at the end of each index.
 import { newId } from "../ids.js";
+import { STATEMENT_LIMIT_MS } from "../storage-bounds.js";
 
 /** How long after the request a call whose write may have committed goes on settling it: its 503 is due within 5 s. */
 export const SETTLE_MS = 4000;
@@ -26,6 +27,8 @@ export const SETTLE_MS = 4000;
 const RETRY_EVERY_MS = 200;
 /** How long the row of a call answered 503 is looked for afterwards, to be removed. */
 const FORGET_FOR_MS = 10 * 60_000;
+/** After the server's own limit has passed, the rows are looked for this much longer before they are known gone. */
+const RECHECK_MS = 500;
 
 /** A row to write, when its call's answer is due (ms), and what to do once it is known never to be sent after a 503. */
 interface Pending {
@@ -82,7 +85,12 @@ export class OneShotInserts {
     while (Date.now() + RETRY_EVERY_MS < deadline) {
       await sleep(RETRY_EVERY_MS);
       try {
-        const stored = await existingTriggerIds(this.db, rows.map((r) => r.id));
+        // A look has what is left until the answer is due, not the pool's
+        // 3 s: a server that stopped answering while the first write waited
+        // on a lock would otherwise push the 503 past 5 s. A read given up
+        // on changes nothing.
+        const stored = await orAfter(existingTriggerIds(this.db, rows.map((r) => r.id)), Math.max(0, deadline - Date.now()), () => null);
+        if (stored === null) return false;
         const missing = rows.filter((r) => !stored.has(r.id));
         if (missing.length > 0) await insertOneShots(this.db, missing);
         for (const r of rows) this.log.info("a write cut off by a PostgreSQL outage was settled", { triggerId: r.id });
@@ -98,15 +106,29 @@ export class OneShotInserts {
 
   /**
    * After a 503: removes the rows once PostgreSQL answers, if the cut-off
-   * write had committed. A row that is not stored then (removed, or never
+   * write had committed. The write may also still be under way in the
+   * server (waiting on a lock, or on a server that was frozen) and commit
+   * later; the server ends it STATEMENT_LIMIT_MS after it began, so the
+   * rows are looked for until a look made after that finds none left to
+   * remove (looking once more a moment later, for a write the server was
+   * only just ending). A row that is not stored then (removed, or never
    * committed) runs its `forgotten`: its call's quota unit is given back.
    */
   private async forget(items: Pending[]): Promise<void> {
     const ids = items.map((i) => i.row.id);
+    const removed = new Set<string>();
+    // every write of these rows began before now
+    const serverGivesUpAt = Date.now() + STATEMENT_LIMIT_MS;
+    let quietSince: number | null = null;
     for (const until = Date.now() + FORGET_FOR_MS; Date.now() < until; await sleep(RETRY_EVERY_MS)) {
       try {
-        const removed = await forgetTriggers(this.db, ids);
-        for (const id of removed) this.log.warn("removed a trigger whose /schedule call had answered 503", { triggerId: id });
+        for (const id of await forgetTriggers(this.db, ids.filter((id) => !removed.has(id)))) {
+          removed.add(id);
+          this.log.warn("removed a trigger whose /schedule call had answered 503", { triggerId: id });
+        }
+        if (Date.now() < serverGivesUpAt) continue;
+        quietSince ??= Date.now();
+        if (Date.now() - quietSince < RECHECK_MS) continue;
         const left = ids.length > removed.size ? await existingTriggerIds(this.db, ids) : new Set<string>();
         for (const id of left) if (!removed.has(id)) this.log.warn("a trigger whose /schedule call had answered 503 was already being sent", { triggerId: id });
         for (const item of items) if (removed.has(item.row.id) || !left.has(item.row.id)) await item.forgotten?.();
