@@ -4,13 +4,14 @@
 // and their attempts are closed as Executor died once timeout plus grace
 // have passed; the other executor goes on with the rest. Stopped with
 // SIGTERM: it finishes and records what it was sending, then exits 0. One
-// that dies holding jobs it never started: they are sent all the same.
+// that dies holding jobs it never started: they are sent all the same; so
+// are those of one stopped while PostgreSQL is down, which exits at once.
 import { Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ATTEMPT_QUEUE, attemptsOfJob } from "@ttr/core";
 import { executionsOf } from "../support/rows.js";
-import { deliveredOnce, figure, metric, probe, type Rig, secondAfter, sleep, startRig, until } from "./rig.js";
+import { deliveredOnce, figure, jsonLines, metric, probe, type Rig, secondAfter, sleep, startRig, until } from "./rig.js";
 
 const TIMEOUT_S = 4;
 const GRACE_S = 3;
@@ -164,3 +165,31 @@ it("an executor sent SIGTERM while Redis is down, holding no job, exits 0 at onc
     await rig.redis.start();
   }
 }, 60_000);
+
+it("an executor sent SIGTERM while PostgreSQL is down, holding jobs it could not start, exits 0 without waiting for PostgreSQL; the attempts stay planned and are each sent once after", async () => {
+  const executor = await rig.start("executor", { EXECUTOR_SHUTDOWN_GRACE_SECONDS: "60" });
+  // only this executor takes the jobs, once it wakes with PostgreSQL down
+  const others = rig.of("executor").filter((s) => s !== executor);
+  for (const s of [executor, ...others]) s.child.kill("SIGSTOP");
+  const due = new Map<string, Date>();
+  for (let i = 0; i < 3; i++) due.set(`unstarted/${i}`, secondAfter(1000));
+  await Promise.all([...due].map(([p, at]) => rig.schedule(p, at)));
+  await until(async () => (await metric(rig.of("scheduler")[0]!, "ttr_queue_depth")) === 3, 10_000, "the three are in the queue");
+  await rig.pg.stop("fast");
+  let exit: { code: number | null; took: number };
+  try {
+    executor.child.kill("SIGCONT");
+    // it takes the jobs and cannot start their attempts
+    await until(() => jsonLines(executor).some((l) => l.message === "postgres unavailable"), 15_000, "the executor waits for PostgreSQL");
+    const asked = Date.now();
+    const code = await rig.kill(executor, "SIGTERM");
+    exit = { code, took: Date.now() - asked };
+  } finally {
+    await rig.pg.start();
+    for (const s of others) s.child.kill("SIGCONT");
+  }
+  expect(exit.code).toBe(0);
+  expect(exit.took).toBeLessThan(5000);
+  figure("executor stopped while PostgreSQL is down, holding unstarted jobs", "exited after", exit.took / 1000, "s");
+  await deliveredOnce(rig, due, 30_000);
+}, 90_000);

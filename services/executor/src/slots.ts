@@ -51,6 +51,11 @@ export class AttemptSlots {
     this.closing = true;
   }
 
+  /** Whether close() was called. */
+  closed(): boolean {
+    return this.closing;
+  }
+
   /** A job of `count` attempts was taken; each is counted until it leaves its slot (send). */
   took(count: number): void {
     this.jobs++;

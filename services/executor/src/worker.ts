@@ -52,8 +52,12 @@ const MAX_BACKOFF_MS = 2000;
 /** Tries of a statement that PostgreSQL keeps picking as a deadlock's (or serialization failure's) victim. */
 const CONFLICT_TRIES = 5;
 
+/** whileDatabaseDown's answer when its `orUntil` said to stop waiting. */
+export const GAVE_UP = Symbol("gave up waiting for PostgreSQL");
+
 /**
- * Runs `fn` again until PostgreSQL answers: while it is down, an attempt
+ * Runs `fn` again until PostgreSQL answers (or, with `orUntil`, until that
+ * says to stop waiting: GAVE_UP): while it is down, an attempt
  * neither fails its queue job (which would leave it for the slower lost-job
  * sweep) nor loses its outcome (which would leave it for the reaper). The
  * job stays active, its lock renewed, and goes on within a second or two of
@@ -61,7 +65,9 @@ const CONFLICT_TRIES = 5;
  * is run again at once, a few times over (it changed nothing, and the
  * other side has gone on by then). Other errors are thrown at once.
  */
-export async function whileDatabaseDown<T>(outage: OutageLog, fn: () => Promise<T>): Promise<T> {
+export function whileDatabaseDown<T>(outage: OutageLog, fn: () => Promise<T>): Promise<T>;
+export function whileDatabaseDown<T>(outage: OutageLog, fn: () => Promise<T>, orUntil: () => boolean): Promise<T | typeof GAVE_UP>;
+export async function whileDatabaseDown<T>(outage: OutageLog, fn: () => Promise<T>, orUntil?: () => boolean): Promise<T | typeof GAVE_UP> {
   let pause = 100;
   let conflicts = 0;
   for (;;) {
@@ -73,6 +79,7 @@ export async function whileDatabaseDown<T>(outage: OutageLog, fn: () => Promise<
       if (isConflict(err) && ++conflicts < CONFLICT_TRIES) continue;
       if (!isDatabaseUnavailable(err)) throw err;
       outage.failed(err);
+      if (orUntil?.()) return GAVE_UP;
       await new Promise((r) => setTimeout(r, pause));
       pause = Math.min(pause * 2, MAX_BACKOFF_MS);
     }
@@ -189,10 +196,15 @@ interface SentAttempt {
   sentAt: number;
 }
 
-/** Starts the attempt and sends it; null when it may not start (see start). */
+/**
+ * Starts the attempt and sends it; null when it may not start (see start),
+ * or when the executor began shutting down while PostgreSQL was down: an
+ * attempt not started yet is left planned for the scheduler to send again,
+ * as one still waiting for a slot is (docs/operations.md, stopping).
+ */
 async function startAndSend(deps: WorkerDeps, job: AttemptJob): Promise<SentAttempt | null> {
-  const started = await whileDatabaseDown(deps.dbOutage, () => start(deps, job));
-  if (!started) return null;
+  const started = await whileDatabaseDown(deps.dbOutage, () => start(deps, job), () => deps.slots.closed());
+  if (!started || started === GAVE_UP) return null;
   const sentAt = Date.now();
   await bookkeeping(deps, markStarted(deps.redis, deps.env.TTR_REDIS_PREFIX, started.projectId, started.tags, started.executionId, sentAt));
   if (started.triggeredBy === "scheduler") deps.metrics.lateness.observe((sentAt - started.scheduledAt.getTime()) / 1000);
