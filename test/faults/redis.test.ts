@@ -70,6 +70,16 @@ it("Redis stopped: every /readyz answers 503 within a second naming redis; trigg
   expect(Math.max(...arrivals) - answeringAt).toBeLessThan(10_000);
   figure("Redis down", "triggers due meanwhile sent after Redis answered", (Math.max(...arrivals) - answeringAt) / 1000, "s");
   await until(async () => (await Promise.all(rig.services.map((s) => probe(s, "/readyz")))).every((r) => r?.status === 200), 5000, "every /readyz is 200 again");
+  // Each connection that logged the outage logs the recovery too (the executor's queue worker included).
+  for (const s of rig.services) {
+    const said = (message: string) =>
+      jsonLines(s)
+        .filter((l) => l.message === message && Date.parse(String(l.timestamp)) >= stoppedAt)
+        .map((l) => String(l.connection))
+        .sort();
+    await until(() => said("redis available again").length >= said("redis unavailable").length, 5000, `${s.name} logs each recovery`);
+    expect(said("redis available again"), s.name).toEqual(said("redis unavailable"));
+  }
 }, 60_000);
 
 it("FLUSHALL while an executor is sending 40 attempts: each is recorded, and the vanished jobs make one log line, not one each", async () => {

@@ -110,8 +110,12 @@ const workerOutage = new OutageLog(log, "redis", { connection: "ttr-executor wor
 // cannot be completed there, each with an error: the attempts themselves
 // are recorded in PostgreSQL all the same.
 const vanished = new RepeatLog(log, "queue jobs vanished from Redis while being sent; their outcomes are recorded all the same");
-worker.on("error", (err) => (/Missing (key|lock) for job/.test(err.message) ? vanished.note(err) : workerOutage.failed(err)));
-worker.on("ready", () => workerOutage.recovered());
+// BullMQ says "ready" only once, at start, not after a reconnection: the
+// recovery is seen by asking Redis until it answers.
+const redisAnswers = async () => {
+  if (!(await redisPing(redis))) throw new Error("Redis does not answer yet");
+};
+worker.on("error", (err) => (/Missing (key|lock) for job/.test(err.message) ? vanished.note(err) : workerOutage.failedUntil(err, redisAnswers)));
 
 started = true;
 log.info("executor started", {
