@@ -35,7 +35,7 @@ describe("errors without a JSON body", () => {
     }
   });
 
-  it("paths match exactly: another case or a trailing slash is 404, and so is HEAD where GET is an endpoint", async () => {
+  it("paths match exactly: another case or a trailing slash is 404, and so is HEAD where GET is an endpoint; HEAD /schedule errors say why in ttr-error", async () => {
     const key = { "ttr-api-key": api.apiKey };
     expect((await api.call("GET", "/tag-policies", key)).status).toBe(200);
     for (const [method, path] of [["GET", "/Tag-Policies"], ["GET", "/tag-policies/"], ["POST", "/Schedule"], ["POST", "/schedule/"], ["HEAD", "/tag-policies"], ["HEAD", "/triggers"], ["HEAD", "/project"]] as const) {
@@ -49,6 +49,15 @@ describe("errors without a JSON body", () => {
     const [row] = await api.db.$queryRawUnsafe<Array<{ method: string }>>("SELECT method FROM triggers ORDER BY created_at DESC LIMIT 1");
     expect(row?.method).toBe("HEAD");
     expect((await api.call("HEAD", "/healthz")).status).toBe(200);
+    // Its errors have no body to carry the message: ttr-error does.
+    for (const [headers, status, message] of [
+      [{ "ttr-api-key": "nope", "ttr-url": "http://127.0.0.1:9/", "ttr-scheduled-at": "now" }, 401, "Invalid api key"],
+      [{ ...key, "ttr-url": "nope", "ttr-scheduled-at": "now" }, 400, "Invalid URL: nope"],
+      [{ ...key, "ttr-url": "http://127.0.0.1:9/", "ttr-scheduled-at": "later" }, 400, "Invalid date: later"],
+    ] as const) {
+      const res = await api.call("HEAD", "/schedule", headers);
+      expect([res.status, res.headers["ttr-error"], res.body.length]).toEqual([status, message, 0]);
+    }
   });
 
   it("a path segment that is not valid percent-encoding is taken literally: an unknown tag policy, not a decoding error", async () => {

@@ -57,7 +57,11 @@ export function errorHandler(log: Logger, dbOutage: OutageLog, ping: () => Promi
         return;
       }
       if (err.emptyBody) endWithReason(res, err.status, err.message);
-      else res.json({ _tag: err.tag, message: err.message });
+      else {
+        // HEAD (a method /schedule stores like any other) answers without the body: the message goes in ttr-error
+        if (req.method === "HEAD") res.set(REASON_HEADER, headerSafe(err.message));
+        res.json({ _tag: err.tag, message: err.message });
+      }
       return;
     }
     if (isStatementTimeout(err)) {
