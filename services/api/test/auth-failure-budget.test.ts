@@ -25,6 +25,12 @@ describe("AuthFailureBudget", () => {
     }
   });
 
+  it("counts a loopback address named by a proxy header when the connection itself came from elsewhere", () => {
+    const budget = new AuthFailureBudget(2);
+    for (let i = 0; i < 2; i++) budget.failed("127.0.0.9", false);
+    expect(budget.retryAfter("127.0.0.9")).toBe(60);
+  });
+
   it("0 switches it off", () => {
     const budget = new AuthFailureBudget(0);
     for (let i = 0; i < 10; i++) budget.failed("198.51.100.1");

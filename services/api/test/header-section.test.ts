@@ -1,6 +1,7 @@
 // The 16 KiB limit on a request's header section (docs/api/errors.md, 431),
 // on the server around a stand-in app: what counts, the exact boundary, and
-// that a refused request reaches no route and logs its one line.
+// that a refused request reaches no route and logs its one line. And the
+// time a client may take to send its headers.
 import type { AddressInfo } from "node:net";
 import net from "node:net";
 import { createServer } from "@ttr/api/server";
@@ -116,5 +117,46 @@ describe("the header section's 16 KiB", () => {
     expect(answer).toMatch(/Content-Length: 0\r\n/);
     expect(answer).toMatch(/\r\n\r\n$/);
     expect(logged).toEqual([["request", { status: 431, refused: "HPE_HEADER_OVERFLOW" }]]);
+  });
+});
+
+describe("the time to send the headers", () => {
+  it("is 20 s by default", () => {
+    expect(server.headersTimeout).toBe(20_000);
+  });
+
+  it("a client that sends its headers too slowly, or nothing, gets 408 with a reason and the connection closes", async () => {
+    const app = express();
+    app.use((_req, res) => res.end());
+    const slow = createServer(app, undefined, { headersTimeoutMs: 1000 });
+    await new Promise<void>((r) => slow.listen(0, "127.0.0.1", r));
+    const at = (slow.address() as AddressInfo).port;
+    const answer = (drip: boolean) =>
+      new Promise<{ data: string; ms: number }>((resolve, reject) => {
+        const started = Date.now();
+        const socket = net.connect({ host: "127.0.0.1", port: at });
+        let data = "";
+        socket.on("data", (c) => (data += c.toString("latin1")));
+        socket.on("error", reject);
+        socket.setTimeout(10_000, () => reject(new Error("the connection stayed open")));
+        const timer = drip ? setInterval(() => socket.writable && socket.write("x"), 200) : undefined;
+        if (drip) socket.write("GET / HTTP/1.1\r\nx-slow: ");
+        socket.on("close", () => {
+          clearInterval(timer);
+          resolve({ data, ms: Date.now() - started });
+        });
+      });
+    try {
+      for (const drip of [true, false]) {
+        const { data, ms } = await answer(drip);
+        expect(data).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+        expect(data).toContain("ttr-error: Request headers not received in time\r\n");
+        expect(ms).toBeGreaterThanOrEqual(1000);
+        expect(ms).toBeLessThan(3500);
+      }
+    } finally {
+      slow.closeAllConnections();
+      await new Promise((r) => slow.close(r));
+    }
   });
 });

@@ -84,8 +84,14 @@ export class AuthFailureBudget {
     return 0;
   }
 
-  failed(address: string): void {
-    if (this.perMinute === 0 || isLoopback(address)) return;
+  /**
+   * A failure from `address`; `viaLoopback`: whether the connection itself
+   * came from this host. Loopback goes uncounted only when both are: a
+   * client cannot claim 127.0.0.1 in X-Forwarded-For to escape the budget
+   * (with TRUST_PROXY=true every such header is believed).
+   */
+  failed(address: string, viaLoopback = isLoopback(address)): void {
+    if (this.perMinute === 0 || (isLoopback(address) && viaLoopback)) return;
     const now = this.now();
     let w = this.windows.get(address);
     if (w === undefined || now - w.startedAt >= WINDOW_MS) {
@@ -113,6 +119,6 @@ export class AuthFailureBudget {
 
   /** To call with each error answer: a 401 to a request that carried credentials counts against its address. */
   counted(req: Request, err: unknown): void {
-    if (err instanceof ApiError && err.status === 401 && carriesCredentials(req)) this.failed(req.ip ?? "");
+    if (err instanceof ApiError && err.status === 401 && carriesCredentials(req)) this.failed(req.ip ?? "", isLoopback(req.socket.remoteAddress ?? ""));
   }
 }
