@@ -37,6 +37,10 @@ describe("reading with an API key", () => {
       expect(byKey.json(), path).toEqual(bySession.json());
       expect(byBearer.json(), path).toEqual(bySession.json());
       expect(byKey.headers["content-type"]).toMatch(/^application\/json/);
+      // stored requests may hold a target's credentials: never cached
+      for (const res of [bySession, byKey, byBearer]) {
+        expect([res.headers["cache-control"], res.headers["x-content-type-options"]], path).toEqual(["no-store", "nosniff"]);
+      }
     }
     // per-minute buckets are bounded by the call's minute: compare shapes and counts
     const stats = await api.call("GET", "/stats?minutes=5", { "ttr-api-key": api.apiKey });

@@ -16,6 +16,9 @@ interface Reader {
 export function requireReader(deps: Deps) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     res.locals.reader = (await authenticate(deps, req, { session: true })) satisfies Reader;
+    // What follows shows stored requests, which may hold a target's
+    // credentials: no browser or proxy keeps a copy (docs/api/dashboard-api.md).
+    res.set({ "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" });
     next();
   };
 }
