@@ -150,13 +150,75 @@ export function parserText(expr: string): string {
     .split(",")
     .map((part) => part.replace(/^([^-/]+)-sun(?=\/|$)/i, (range, start: string) => (/^(0|sun)$/i.test(start) ? range : `${start}-7`)))
     .join(",");
-  return fields.join(" ");
+  return fields.map(withoutRepeats).join(" ");
+}
+
+const FIELDS = ["minute", "hour", "dayOfMonth", "month", "dayOfWeek"] as const;
+
+/**
+ * A list whose items match a value more than once (`0,7` or `SUN,7` in the
+ * day of week, `MON-FRI,WED`, `*\/15,30`, `0,0`) as the values its items
+ * match, each once: cron-parser refuses such a list, where cron takes the
+ * union of the items. Each item is read by cron-parser alone, so that steps,
+ * ranges, names and L keep their meaning; 7 in the day of week is Sunday, as
+ * 0 is. A list cron-parser takes stays as written, and so does a field
+ * with `#` (never part of a list). An item cron-parser refuses is kept as
+ * written, so that its error is the one reported.
+ */
+function withoutRepeats(field: string, index: number): string {
+  if (!field.includes(",") || field.includes("#")) return field;
+  // Run times are worked out often (each instance, each /declare item): a list's answer is kept.
+  const key = `${index} ${field}`;
+  let text = listTexts.get(key);
+  if (text === undefined) {
+    if (listTexts.size >= LIST_TEXTS_KEPT) listTexts.clear();
+    text = unionText(field, index);
+    listTexts.set(key, text);
+  }
+  return text;
+}
+
+const LIST_TEXTS_KEPT = 1000;
+const listTexts = new Map<string, string>();
+
+function unionText(field: string, index: number): string {
+  if (fieldValues(field, index) !== null) return field;
+  const items = field.split(",");
+  const union = new Set<number | string>();
+  const refused = new Set<string>();
+  let matched = 0;
+  let refusedItems = 0;
+  for (const item of items) {
+    const values = fieldValues(item, index);
+    if (values === null) {
+      refused.add(item);
+      refusedItems++;
+      continue;
+    }
+    matched += values.size;
+    for (const value of values) union.add(value);
+  }
+  const repeats = matched > union.size || refusedItems > refused.size;
+  return repeats ? [...union, ...refused].join(",") : field;
+}
+
+/** The values `text` matches as field `index`, or null when cron-parser refuses it there. */
+function fieldValues(text: string, index: number): Set<number | string> | null {
+  if (text === "") return null;
+  const probe = ["*", "*", "*", "*", "*"];
+  probe[index] = text;
+  try {
+    const values: readonly (number | string)[] = CronExpressionParser.parse(probe.join(" "), { tz: "UTC" }).fields[FIELDS[index] ?? "minute"].values;
+    return new Set(index === 4 ? values.map((value) => (value === 7 ? 0 : value)) : values);
+  } catch {
+    return null;
+  }
 }
 
 /** Whether the minute or the hour field repeats within a day: `*`, `*\/15`, `5-55/10`… */
 export function repeatsWithinDay(expr: string): boolean {
   const [minute = "", hour = ""] = expr.trim().split(/\s+/);
-  return /[*/]/.test(minute) || /[*/]/.test(hour);
+  return /[*?/]/.test(minute) || /[*?/]/.test(hour);
 }
 
 interface Around {
