@@ -165,6 +165,42 @@ describe("dashboard actions", () => {
     await browser.screenshot("23-bulk-discarded");
   }, T);
 
+  it("a date typed in part is refused at its field and nothing is sent; the confirmation restates the range in the viewer's zone and in UTC", async () => {
+    const from = page.getByLabel("Failed from");
+    const before = page.getByLabel("Failed before");
+    await page.getByLabel("Tag", { exact: true }).fill("outage");
+    await from.fill("");
+    await before.fill("");
+    // Day and month typed, the year not: the input's value then reads as "", as if nothing were typed.
+    await before.focus();
+    await page.keyboard.type("0101");
+    expect(await before.evaluate((i: HTMLInputElement) => [i.validity.badInput, i.value])).toEqual([true, ""]);
+    const calls = sent.length;
+    await page.getByRole("button", { name: "Replay…" }).click();
+    await waitText(page.locator("#bulk-to-error"), "Failed before is not a complete date and time");
+    await page.waitForFunction(() => document.activeElement?.id === "bulk-to");
+    expect(await before.getAttribute("aria-invalid")).toBe("true");
+    expect(await page.getByRole("dialog").count()).toBe(0);
+    expect(sent.length).toBe(calls);
+
+    const hourAgo = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 3600_000);
+    const inAnHour = new Date(hourAgo.getTime() + 2 * 3600_000);
+    await from.fill(berlinLocal(hourAgo));
+    await before.fill(berlinLocal(inAnHour));
+    await page.getByRole("button", { name: "Replay…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Replay these dead letters?" });
+    await waitText(dialog, "2 dead letters will be replayed (tag “outage”)");
+    expect(await page.locator("#bulk-to-error").count()).toBe(0);
+    expect(sent.at(-1)?.body).toEqual({ tag: "outage", from: hourAgo.toISOString(), to: inAnHour.toISOString(), dryRun: true });
+    const range = await dialog.getByTestId("bulk-range").textContent();
+    const utcText = (d: Date) => `${d.toISOString().slice(0, 10)} ${d.toISOString().slice(11, 19)} UTC`;
+    expect(range).toMatch(new RegExp(`^Failed from .*${berlinLocal(hourAgo).slice(11)}:00 CES?T \\(${utcText(hourAgo)}\\) up to, not including, .*${berlinLocal(inAnHour).slice(11)}:00 CES?T \\(${utcText(inAnHour)}\\)\\.$`));
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    await from.fill("");
+    await before.fill("");
+  }, T);
+
   it("a recurring trigger's next ten runs show its zone's UTC offset, and where daylight saving changes it", async () => {
     const res = await sys.call("POST", "/schedule", {
       "ttr-api-key": sys.apiKey,

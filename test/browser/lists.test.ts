@@ -2,9 +2,11 @@
 // tables (the api alone, nothing moves them on): the trigger filters keep
 // what was typed when a choice is picked, and a filter value the API refuses
 // shows as what it is; Tag policies refreshes by itself like the other
-// lists; and times in the lists show both the viewer's zone and UTC
-// (docs/dashboard.md). The viewer is in Europe/Berlin (browser.ts).
-import type { Page } from "playwright-core";
+// lists; times in the lists show both the viewer's zone and UTC
+// (docs/dashboard.md); Load more clicked while a refresh is out adds the
+// next rows once each; an address with a trailing slash shows its page.
+// The viewer is in Europe/Berlin (browser.ts).
+import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApi, type TestApi } from "../support/api.js";
 import { seedExecution, seedTrigger } from "../support/session.js";
@@ -109,6 +111,85 @@ describe("the dashboard's lists", () => {
   }, T);
 });
 
+/**
+ * Holds the page's next timed refresh of `path` (a GET without a cursor,
+ * marked X-TTR-Background) until `release` is called; `out` settles once it
+ * has been sent, `back` once its answer has reached the page.
+ */
+async function holdNextRefresh(path: string): Promise<{ out: Promise<void>; back: Promise<unknown>; release: () => void }> {
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let sent = () => {};
+  const out = new Promise<void>((resolve) => {
+    sent = resolve;
+  });
+  let done = false;
+  const matches = (url: URL) => url.pathname === path && !url.searchParams.has("cursor");
+  await page.route(matches, async (route) => {
+    if (!done && route.request().headers()["x-ttr-background"] === "1") {
+      done = true;
+      sent();
+      await held;
+    }
+    await route.continue();
+  });
+  const back = page.waitForResponse((r) => matches(new URL(r.url())) && r.request().headers()["x-ttr-background"] === "1", { timeout: 20_000 });
+  return { out, back, release };
+}
+
+/**
+ * Clicks Load more while a timed refresh is held, lets the refresh end after
+ * the page came, then clicks Load more again and gives the rows shown then:
+ * well before the next refresh (5 s on), which would mend the list by itself.
+ */
+async function loadMoreDuringRefresh(path: string, rows: Locator, more: Locator): Promise<string[]> {
+  await waitText(more, "Load more");
+  expect(await rows.count()).toBe(50);
+  const refresh = await holdNextRefresh(path);
+  await refresh.out;
+  await more.click();
+  await page.waitForFunction((n) => document.querySelectorAll("[data-testid$=-row]").length >= n, 100);
+  refresh.release();
+  await refresh.back;
+  await page.waitForTimeout(200);
+  const next = page.waitForResponse((r) => new URL(r.url()).pathname === path && new URL(r.url()).searchParams.has("cursor"));
+  await more.click();
+  await next;
+  await page.waitForTimeout(300);
+  expect(await more.count()).toBe(0);
+  return rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-id") ?? tr.getAttribute("data-trigger") ?? ""));
+}
+
+describe("Load more while a refresh is out", () => {
+  it("on Triggers, adds the next page after the refresh comes back, and every row once", async () => {
+    const many: string[] = [];
+    for (let i = 0; i < 120; i++) many.push(await seedTrigger(api, api.projectId, { title: `Many ${i}`, tags: ["many"], createdAt: new Date(Date.now() - i * 1000) }));
+    await page.goto(dashboard("/triggers?tag=many"));
+    const rows = page.locator("[data-testid=trigger-row]");
+    const shown = await loadMoreDuringRefresh("/triggers", rows, page.getByRole("button", { name: "Load more" }));
+    expect(shown).toEqual(many);
+  }, T);
+
+  it("on Dead letters, adds the next page after the refresh comes back, with no row twice", async () => {
+    const failed = Date.now() - 3600_000;
+    for (let i = 0; i < 120; i++) {
+      const id = await seedTrigger(api, api.projectId, { status: "completed", title: `Dead ${i}`, tags: ["dead-many"], attempts: 1 });
+      const at = new Date(failed - i * 1000);
+      await seedExecution(api, api.projectId, id, { attemptNumber: 1, plannedAt: at, startedAt: at, completedAt: at, responseStatus: 500, isDeadLetter: true });
+    }
+    const all = await api.call("GET", "/executions?deadLetterOnly=true&limit=500", { "ttr-api-key": api.apiKey });
+    const expected = (all.json().executions as Array<{ triggerId: string }>).map((e) => e.triggerId);
+    expect(expected.length).toBeGreaterThanOrEqual(120);
+    await page.goto(dashboard("/dead-letters"));
+    const rows = page.locator("[data-testid=dead-letter-row]");
+    await rows.first().waitFor();
+    const shown = await loadMoreDuringRefresh("/executions", rows, page.getByRole("button", { name: "Load more" }));
+    expect(shown).toEqual(expected);
+  }, T);
+});
+
 describe("odd titles, addresses and answers", () => {
   it("a trigger whose title shows nothing (empty, blank, zero-width) is listed and headed by its method and URL", async () => {
     const blank: string[] = [];
@@ -130,6 +211,19 @@ describe("odd titles, addresses and answers", () => {
     for (const segment of ["%ZZ", "%E0%A4%A"]) {
       await page.goto(dashboard(`/triggers/${segment}`));
       await waitText(page.locator("h1"), "Trigger not found");
+    }
+  }, T);
+
+  it("an address with a trailing slash shows its page, not Page not found", async () => {
+    for (const [path, heading] of [
+      ["/triggers/", "Triggers"],
+      ["/dead-letters/", "Dead letters"],
+      ["/tag-policies/", "Tag policies"],
+      [`/triggers/${ids.later}/`, "Much later"],
+    ] as const) {
+      await page.goto(dashboard(path));
+      await waitText(page.getByRole("heading", { level: 1 }), heading);
+      expect(await page.getByText("Page not found").count()).toBe(0);
     }
   }, T);
 

@@ -5,12 +5,14 @@
 // letters keep their message through the refreshes that follow, until
 // dismissed; and a time zone the API does not know is shown at the Time zone
 // field of the trigger form (docs/dashboard.md). Each refusal is the API's
-// own: the state changes while the person's request is on its way.
+// own: the state changes while the person's request is on its way. And
+// the dashboard's own refusal: New policy for a tag that has one already;
+// and an Edit form kept, with what was typed, when its trigger is sent meanwhile.
 import type { Page, Response } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApi, type TestApi } from "../support/api.js";
 import { seedExecution, seedTrigger } from "../support/session.js";
-import { axeViolations, type Browser, signedInBrowser, waitText } from "./browser.js";
+import { axeViolations, type Browser, recordCalls, signedInBrowser, waitText } from "./browser.js";
 
 let api: TestApi;
 let browser: Browser;
@@ -138,6 +140,45 @@ describe("refusals in the dashboard", () => {
     await page.getByRole("dialog").getByRole("button", { name: "Delete policy" }).click();
     await staysUntilDismissed("Deleting “deleted-elsewhere” failed: Tag policy not found", "/tag-policies");
     expect(browser.problems).toEqual([]);
+  }, T);
+
+  it("New policy for a tag that already has one is refused at the Tag field, pointing to Edit, and nothing is sent", async () => {
+    const res = await api.call("POST", "/tag-policies", key(), JSON.stringify({ tag: "has-one", maxConcurrent: 2, paused: true }));
+    expect(res.status, res.text).toBe(200);
+    const posts = recordCalls(page, ["POST"]);
+    await page.goto(dashboard("/tag-policies"));
+    await page.locator('[data-testid=policy][data-tag="has-one"]').waitFor();
+    await page.getByRole("button", { name: "New policy" }).click();
+    const form = page.locator("form.policy-form");
+    await form.getByLabel("Tag", { exact: true }).fill("has-one");
+    await form.getByLabel("Max concurrent").fill("9");
+    await form.getByRole("button", { name: "Create policy" }).click();
+    await waitText(form.locator("#p-tag-error"), "“has-one” already has a policy: use Edit on it");
+    await page.waitForFunction(() => document.activeElement?.id === "p-tag");
+    expect(await form.getByLabel("Tag", { exact: true }).getAttribute("aria-invalid")).toBe("true");
+    await page.waitForTimeout(300);
+    expect(posts.filter((c) => c.path === "/tag-policies")).toEqual([]);
+    const after = await api.call("GET", "/tag-policies", { "ttr-api-key": api.apiKey });
+    expect(after.json().tagPolicies.find((p: { tag: string }) => p.tag === "has-one")).toMatchObject({ maxConcurrent: 2, paused: true });
+  }, T);
+
+  it("a trigger sent while its Edit form is open keeps the form and what was typed, and says it can no longer be edited", async () => {
+    const id = await seedTrigger(api, api.projectId, { title: "Edited too late" });
+    await page.goto(dashboard(`/triggers/${id}`));
+    await page.getByRole("button", { name: "Edit" }).click();
+    const form = page.locator("form.trigger-form");
+    await form.getByLabel("Title").fill("Typed meanwhile");
+    await setStatus(id, "queued");
+    await waitText(page.locator(".detail-head .badge"), "Queued", 15_000);
+    await waitText(page.getByTestId("edit-gone"), "this trigger became Queued (it was sent): it can no longer be edited");
+    expect(await form.getByLabel("Title").inputValue()).toBe("Typed meanwhile");
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await form.locator(".field-error, #t-form-error").first().waitFor();
+    const stored = await api.call("GET", `/triggers/${id}`, { "ttr-api-key": api.apiKey });
+    expect(stored.json().trigger).toMatchObject({ status: "queued", title: "Edited too late" });
+    await form.getByRole("button", { name: "Discard" }).click();
+    await form.waitFor({ state: "detached" });
+    await page.getByTestId("edit-gone").waitFor({ state: "detached" });
   }, T);
 
   it("an unknown time zone is shown at the Time zone field, and the preview says the zone is unknown", async () => {

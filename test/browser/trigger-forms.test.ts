@@ -3,7 +3,9 @@
 // the New trigger form reaches a real target at its time with its method,
 // headers and body; an API refusal shows at its field; a recurring trigger
 // is made, edited from its pre-filled form and cancelled after a
-// confirmation; a one-shot is edited and cancelled too. Every check ends in
+// confirmation; a one-shot is edited and cancelled too; the cron preview
+// shows runs for five fields only, and names the right days for a step in
+// day of week. Every check ends in
 // what the page sent, what the API and the database hold, or what the
 // target received.
 import type { Page } from "playwright-core";
@@ -263,5 +265,24 @@ describe("creating, editing and cancelling triggers in the dashboard", () => {
     await page.getByRole("button", { name: "Save changes" }).click();
     await waitText(page.getByRole("status"), "Changes saved.");
     expect(await stored(id)).toMatchObject({ url: `${target.base}/repeated-hour-2`, scheduledAt: "2030-10-27T01:30:00.000Z" });
+  }, T);
+
+  it("the cron preview asks for five fields when there are six, and names the days of a day-of-week step rightly", async () => {
+    await page.goto(dashboard("/triggers"));
+    await page.getByRole("button", { name: "New trigger" }).click();
+    await form().getByLabel("Recurring, on a cron schedule").check();
+    const hint = form().locator("#t-cronExpr-hint");
+    const preview = async (expr: string, text: string) => {
+      await form().getByLabel("Cron expression").fill(expr);
+      await waitText(hint, text, 5000);
+      return hint.textContent();
+    };
+    // cron-parser reads six fields (seconds first); the API refuses them
+    expect(await preview("0 0 12 * * *", "Five fields expected")).not.toContain("Next:");
+    // day of week runs to 7: 5/2 is Friday and Sunday, MON/2 Monday, Wednesday, Friday and Sunday
+    expect(await preview("0 0 * * 5/2", "Friday through Sunday")).not.toContain("Saturday");
+    await preview("0 0 * * MON/2", "Monday through Sunday");
+    await preview("0 9 * * 1-5", "Monday through Friday");
+    await form().getByRole("button", { name: "Discard" }).click();
   }, T);
 });

@@ -36,6 +36,11 @@ function decodedSegment(segment: string): string {
   }
 }
 
+/** The path with one trailing slash dropped, so `/triggers/` is `/triggers`; "/" stays. */
+function withoutTrailingSlash(path: string): string {
+  return path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
+}
+
 function Page({ path }: { path: string }) {
   if (path === "/") return <Overview />;
   if (path === "/triggers") return <Triggers />;
@@ -48,7 +53,7 @@ function Page({ path }: { path: string }) {
 
 export function App() {
   const [auth, setAuth] = useState<Auth>({ state: "checking" });
-  const { path } = useLocation();
+  const path = withoutTrailingSlash(useLocation().path);
 
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;

@@ -1,10 +1,13 @@
 // Replay or discard dead letters in bulk, chosen by tag and by when they
 // failed (POST /dead-letters/replay and /discard, docs/api/dead-letters.md).
 // Nothing changes before the person has seen the count: the button first
-// asks with dryRun, and only Confirm in the dialog sends the real call.
-import { type FormEvent, useState } from "react";
+// asks with dryRun, and only Confirm in the dialog sends the real call. A
+// date typed in part (day and month, no year) is refused at its field: the
+// input then reads as empty, and taking that as "no limit" would act on
+// every dead letter of the tag.
+import { type FormEvent, type RefObject, useRef, useState } from "react";
 import { ApiError, api, errorText } from "../lib/api";
-import { viewerZone } from "../lib/format";
+import { inZone, utc, viewerZone } from "../lib/format";
 import type { DeadLetterSelection } from "../lib/types";
 import { ConfirmDialog } from "./ConfirmDialog";
 
@@ -17,11 +20,31 @@ const VERB = { replay: "replayed", discard: "discarded" } as const;
 
 const letters = (n: number) => `${n.toLocaleString()} dead letter${n === 1 ? "" : "s"}`;
 
-/** A datetime-local value (the viewer's wall-clock time) as an ISO instant; "" stays absent. */
-function instant(local: string): string | undefined {
-  if (local === "") return undefined;
-  const d = new Date(local);
-  return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
+type Bound = "from" | "to";
+
+const LABEL: Record<Bound, string> = { from: "Failed from", to: "Failed before" };
+
+/**
+ * A datetime-local input's value (the viewer's wall-clock time) as an ISO
+ * instant: undefined when the input is empty, null when something is typed
+ * but is no complete date and time (the browser then gives "" as the value
+ * and says badInput).
+ */
+function instant(input: HTMLInputElement | null): string | undefined | null {
+  if (input === null) return undefined;
+  if (input.validity.badInput) return null;
+  if (input.value === "") return undefined;
+  const d = new Date(input.value);
+  return Number.isNaN(d.getTime()) ? null : d.toISOString();
+}
+
+/** The selected range in words, in the viewer's zone and in UTC. */
+function rangeText(s: DeadLetterSelection): string {
+  const at = (iso: string) => `${inZone(iso)} (${utc(iso)})`;
+  if (s.from && s.to) return `from ${at(s.from)} up to, not including, ${at(s.to)}`;
+  if (s.from) return `from ${at(s.from)} on`;
+  if (s.to) return `before ${at(s.to)}`;
+  return "at any time";
 }
 
 interface Pending {
@@ -38,22 +61,32 @@ export function BulkDeadLetters({ onDone }: { onDone: (message: string) => Promi
   const [error, setError] = useState<string | null>(null);
   const [info, setInfo] = useState<string | null>(null);
   const [pending, setPending] = useState<Pending | null>(null);
+  const [fieldErrors, setFieldErrors] = useState<Partial<Record<Bound, string>>>({});
+  const inputs: Record<Bound, RefObject<HTMLInputElement | null>> = { from: useRef(null), to: useRef(null) };
 
-  const selection = (): DeadLetterSelection => {
+  /** The selection typed, or null (with the fields' messages set and the first focused) when a date is incomplete. */
+  const selection = (): DeadLetterSelection | null => {
     const s: DeadLetterSelection = {};
     if (tag.trim() !== "") s.tag = tag.trim();
-    const f = instant(from);
-    const t = instant(to);
-    if (f) s.from = f;
-    if (t) s.to = t;
-    return s;
+    const errors: Partial<Record<Bound, string>> = {};
+    for (const bound of ["from", "to"] as const) {
+      const at = instant(inputs[bound].current);
+      if (at === null) errors[bound] = `${LABEL[bound]} is not a complete date and time: finish it or clear it.`;
+      else if (at !== undefined) s[bound] = at;
+    }
+    setFieldErrors(errors);
+    const first = (["from", "to"] as const).find((b) => errors[b] !== undefined);
+    if (first === undefined) return s;
+    inputs[first].current?.focus();
+    return null;
   };
 
   const ask = async (action: Action) => {
     setError(null);
     setInfo(null);
-    setBusy(action);
     const chosen = selection();
+    if (chosen === null) return;
+    setBusy(action);
     try {
       const { count } = await api.deadLettersBulk(action, chosen, true);
       if (count === 0) setInfo(`No dead letters match, so nothing would be ${VERB[action]}.`);
@@ -106,21 +139,39 @@ export function BulkDeadLetters({ onDone }: { onDone: (message: string) => Promi
             aria-describedby="bulk-hint"
           />
         </div>
-        <div className="field">
-          <label htmlFor="bulk-from">Failed from</label>
-          <input id="bulk-from" type="datetime-local" step={1} value={from} onChange={(e) => setFrom(e.target.value)} />
-        </div>
-        <div className="field">
-          <label htmlFor="bulk-to">Failed before</label>
-          <input id="bulk-to" type="datetime-local" step={1} value={to} onChange={(e) => setTo(e.target.value)} />
-        </div>
+        {(["from", "to"] as const).map((bound) => (
+          <div key={bound} className={`field${fieldErrors[bound] ? " invalid" : ""}`}>
+            <label htmlFor={`bulk-${bound}`}>{LABEL[bound]}</label>
+            <input
+              ref={inputs[bound]}
+              id={`bulk-${bound}`}
+              type="datetime-local"
+              step={1}
+              value={bound === "from" ? from : to}
+              onChange={(e) => (bound === "from" ? setFrom : setTo)(e.target.value)}
+              aria-invalid={fieldErrors[bound] ? true : undefined}
+              aria-describedby={fieldErrors[bound] ? `bulk-${bound}-error` : undefined}
+            />
+            {fieldErrors[bound] && (
+              <p className="field-error" id={`bulk-${bound}-error`}>
+                {fieldErrors[bound]}
+              </p>
+            )}
+          </div>
+        ))}
         <div className="bulk-actions">
-          <button type="button" className="button" onClick={() => ask("replay")} disabled={busy !== null}>
-            {busy === "replay" ? "Counting…" : "Replay…"}
-          </button>
-          <button type="button" className="button danger" onClick={() => ask("discard")} disabled={busy !== null}>
-            {busy === "discard" ? "Counting…" : "Discard…"}
-          </button>
+          {/* aria-disabled, not disabled, while counting: focus stays on the button, and returns to it when the dialog closes */}
+          {(["replay", "discard"] as const).map((action) => (
+            <button
+              key={action}
+              type="button"
+              className={action === "replay" ? "button" : "button danger"}
+              onClick={() => busy === null && ask(action)}
+              aria-disabled={busy !== null ? true : undefined}
+            >
+              {busy === action ? "Counting…" : action === "replay" ? "Replay…" : "Discard…"}
+            </button>
+          ))}
         </div>
       </div>
       {pending && (
@@ -136,6 +187,7 @@ export function BulkDeadLetters({ onDone }: { onDone: (message: string) => Promi
             {pending.count >= CAP ? `At least ${letters(CAP)} match; the first ${letters(CAP)}` : letters(pending.count)} will be {VERB[pending.action]}
             {pending.selection.tag ? ` (tag “${pending.selection.tag}”)` : " (every tag)"}.
           </p>
+          <p data-testid="bulk-range">Failed {rangeText(pending.selection)}.</p>
           <p>
             {pending.action === "replay"
               ? "Each trigger is sent again as a new attempt (triggered by replay), within its tag's limits. Targets may receive requests twice."

@@ -1,7 +1,14 @@
 // A modal confirmation on the native <dialog>: focus moves into it (to
 // the dismiss button, its first) and is kept there, Escape cancels, and focus
-// returns to the opener when it closes.
+// returns to the opener when it closes. Parents mostly unmount the dialog
+// rather than set `open` to false, and the browser only restores focus on
+// close(), so the element focused when it opened is focused again by hand,
+// on close and on unmount alike, if it is still on the page.
 import { type ReactNode, useEffect, useId, useRef, useState } from "react";
+
+function refocus(opener: Element | null): void {
+  if (opener instanceof HTMLElement && opener.isConnected && opener !== document.activeElement) opener.focus();
+}
 
 interface Props {
   open: boolean;
@@ -20,12 +27,23 @@ export function ConfirmDialog({ open, title, children, confirmLabel, dismissLabe
   const titleId = useId();
   const [busy, setBusy] = useState(false);
 
+  const opener = useRef<Element | null>(null);
+
   useEffect(() => {
     const d = ref.current;
     if (!d) return;
-    if (open && !d.open) d.showModal();
-    if (!open && d.open) d.close();
+    if (open && !d.open) {
+      opener.current = document.activeElement;
+      d.showModal();
+    }
+    if (!open && d.open) {
+      d.close();
+      refocus(opener.current);
+      opener.current = null;
+    }
   }, [open]);
+
+  useEffect(() => () => refocus(opener.current), []);
 
   const confirm = async () => {
     setBusy(true);

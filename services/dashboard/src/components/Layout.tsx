@@ -1,5 +1,5 @@
 // The frame around every signed-in page: skip link, navigation, sign out.
-import { type ReactNode, type Ref, useState } from "react";
+import { type ReactNode, type Ref, useEffect, useState } from "react";
 import { errorText } from "../lib/api";
 import { Link } from "../lib/router";
 
@@ -21,7 +21,13 @@ interface Props {
 
 export function Layout({ path, projectName, email, onSignOut, mainRef, children }: Props) {
   const [error, setError] = useState<string | null>(null);
-  const signOut = () => onSignOut().catch((e: unknown) => setError(`Sign out failed: ${errorText(e)}`));
+  const signOut = () => {
+    setError(null);
+    return onSignOut().catch((e: unknown) => setError(`Sign out failed: ${errorText(e)}`));
+  };
+  // A failed sign-out is about that moment only: going to another page clears its message, and so does Dismiss.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs on navigation
+  useEffect(() => setError(null), [path]);
   return (
     <>
       <a className="skip" href="#main">
@@ -54,9 +60,12 @@ export function Layout({ path, projectName, email, onSignOut, mainRef, children 
           </div>
         </div>
         {error && (
-          <p className="note error topbar-error" role="alert">
-            {error}
-          </p>
+          <div className="note error dismissable topbar-error" role="alert">
+            <p className="note-text">{error}</p>
+            <button type="button" className="button small" onClick={() => setError(null)}>
+              Dismiss
+            </button>
+          </div>
         )}
       </header>
       <main id="main" ref={mainRef} tabIndex={-1}>

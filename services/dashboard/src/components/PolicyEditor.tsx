@@ -1,6 +1,8 @@
 // The tag-policy form (docs/api/tag-policies.md): create (POST) or edit (PUT
 // with only the changed fields). The API's validation message is shown at
-// the field it names, and focus moves there.
+// the field it names, and focus moves there. POST replaces a tag's policy
+// whole (its pause and the rest), so creating one for a tag listed with a
+// policy already is refused here, with a pointer to Edit.
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
 import { ApiError, api, errorText } from "../lib/api";
 import {
@@ -65,7 +67,15 @@ function TextField({ name, label, hint, form, errors, set, numeric = true }: Inp
   );
 }
 
-export function PolicyEditor({ editing, onSaved, onCancel }: { editing: Editing; onSaved: (p: TagPolicy, created: boolean) => void; onCancel: () => void }) {
+interface Props {
+  editing: Editing;
+  /** the policies the page lists, or null before they are loaded */
+  existing: readonly TagPolicy[] | null;
+  onSaved: (p: TagPolicy, created: boolean) => void;
+  onCancel: () => void;
+}
+
+export function PolicyEditor({ editing, existing, onSaved, onCancel }: Props) {
   const [form, setForm] = useState<PolicyForm>(editing.mode === "edit" ? formOf(editing.policy) : EMPTY_FORM);
   const [errors, setErrors] = useState<FieldErrors>({});
   const [busy, setBusy] = useState(false);
@@ -103,6 +113,13 @@ export function PolicyEditor({ editing, onSaved, onCancel }: { editing: Editing;
     if ("errors" in parsed) {
       setErrors(parsed.errors);
       focusError(parsed.errors);
+      return;
+    }
+    const tag = parsed.fields.tag;
+    if (editing.mode === "create" && existing?.some((p) => p.tag === tag)) {
+      const errs = { tag: `“${tag}” already has a policy: use Edit on it to change that policy. Creating one here would replace it whole.` };
+      setErrors(errs);
+      focusError(errs);
       return;
     }
     setBusy(true);

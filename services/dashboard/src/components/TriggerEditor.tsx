@@ -6,7 +6,7 @@
 import { isTimeZoneName } from "@ttr/core/cron-next";
 import { type FormEvent, type ReactNode, useEffect, useId, useRef, useState } from "react";
 import { ApiError, api, errorText } from "../lib/api";
-import { describeCron, nextRuns } from "../lib/cron";
+import { cronFields, describeCron, nextRuns } from "../lib/cron";
 import { inZone, utc, viewerZone } from "../lib/format";
 import {
   bodyOf,
@@ -54,7 +54,10 @@ function described(id: string, errors: FieldErrors, name: FieldName, hint: boole
 function CronPreview({ expr, tz }: { expr: string; tz: string }) {
   // Without a zone no run can be placed; saying so beats the generic hint, which blames the expression.
   if (!isTimeZoneName(tz.trim() || "UTC")) return <>Unknown time zone “{tz.trim()}”: the next runs cannot be shown. Use an IANA name such as Europe/Berlin.</>;
-  const runs = expr.trim() === "" ? [] : nextRuns(expr.trim(), tz.trim() || "UTC", 3);
+  // cron-parser would also read six fields (seconds first), which the API refuses: no runs for those.
+  const fields = cronFields(expr).length;
+  const runs = fields === 5 ? nextRuns(expr.trim(), tz.trim() || "UTC", 3) : [];
+  if (fields > 0 && fields !== 5) return <>Five fields expected (minute hour day-of-month month day-of-week), not {fields}: e.g. 0 9 * * 1-5.</>;
   if (runs.length === 0) return <>Five fields: minute hour day-of-month month day-of-week, e.g. 0 9 * * 1-5.</>;
   return (
     <>

@@ -37,22 +37,17 @@ function fallbackMessage(status: number): string {
 }
 
 /**
- * While above 0, requests are the dashboard's own refreshes (see polling.ts)
- * and say so with `X-TTR-Background: 1`, so that they do not count as
- * activity for the session's idle expiry.
+ * How a call is made. `background` marks the dashboard's own timed
+ * refreshes (see polling.ts): they say so with `X-TTR-Background: 1`, so
+ * that they do not count as activity for the session's idle expiry. It is
+ * given per call, never as a mode, so that what the person does while a
+ * refresh is out still counts.
  */
-let backgroundDepth = 0;
-
-export async function inBackground(run: () => Promise<void>): Promise<void> {
-  backgroundDepth++;
-  try {
-    await run();
-  } finally {
-    backgroundDepth--;
-  }
+export interface CallOptions {
+  background?: boolean;
 }
 
-async function call<T>(method: string, path: string, body?: unknown, opts: { signIn?: boolean } = {}): Promise<T> {
+async function call<T>(method: string, path: string, body?: unknown, opts: CallOptions & { signIn?: boolean } = {}): Promise<T> {
   let res: Response;
   try {
     res = await fetch(path, {
@@ -61,7 +56,7 @@ async function call<T>(method: string, path: string, body?: unknown, opts: { sig
       headers: {
         Accept: "application/json",
         ...(body === undefined ? {} : { "Content-Type": "application/json" }),
-        ...(backgroundDepth > 0 ? { "X-TTR-Background": "1" } : {}),
+        ...(opts.background ? { "X-TTR-Background": "1" } : {}),
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
@@ -102,27 +97,28 @@ export const api = {
     call<{ user: { id: string; email: string }; project: { id: string; name: string } }>("POST", "/auth/login", { email, password }, { signIn: true }),
   signOut: () => call<void>("POST", "/auth/logout"),
 
-  triggers: (f: TriggerFilter, limit: number, cursor: string | null) =>
-    call<{ triggers: Trigger[]; nextCursor: string | null }>("GET", `/triggers${q({ ...f, limit, cursor })}`),
-  trigger: (id: string) => call<{ trigger: Trigger; executions: Execution[] }>("GET", `/triggers/${encodeURIComponent(id)}`),
+  triggers: (f: TriggerFilter, limit: number, cursor: string | null, opts?: CallOptions) =>
+    call<{ triggers: Trigger[]; nextCursor: string | null }>("GET", `/triggers${q({ ...f, limit, cursor })}`, undefined, opts),
+  trigger: (id: string, opts?: CallOptions) =>
+    call<{ trigger: Trigger; executions: Execution[] }>("GET", `/triggers/${encodeURIComponent(id)}`, undefined, opts),
   createTrigger: (body: TriggerBody) => call<ScheduleResult>("POST", "/triggers", body),
   editTrigger: (id: string, body: TriggerBody) => call<ScheduleResult>("PUT", `/triggers/${encodeURIComponent(id)}`, body),
   cancelTrigger: (id: string) => call<void>("DELETE", `/triggers/${encodeURIComponent(id)}`),
   replay: (id: string) => call<{ execution: Execution }>("POST", `/triggers/${encodeURIComponent(id)}/replay`),
   retry: (id: string) => call<{ execution: Execution }>("POST", `/triggers/${encodeURIComponent(id)}/retry`),
 
-  deadLetters: (limit: number, cursor: string | null) =>
-    call<{ executions: Execution[]; nextCursor: string | null }>("GET", `/executions${q({ deadLetterOnly: "true", limit, cursor })}`),
+  deadLetters: (limit: number, cursor: string | null, opts?: CallOptions) =>
+    call<{ executions: Execution[]; nextCursor: string | null }>("GET", `/executions${q({ deadLetterOnly: "true", limit, cursor })}`, undefined, opts),
 
   /** POST /dead-letters/replay or /discard; with dryRun only counts. */
   deadLettersBulk: (action: "replay" | "discard", selection: DeadLetterSelection, dryRun: boolean) =>
     call<{ count: number; dryRun: boolean }>("POST", `/dead-letters/${action}`, dryRun ? { ...selection, dryRun: true } : selection),
 
-  project: () => call<{ project: Project }>("GET", "/project"),
-  stats: (minutes: number) => call<{ buckets: StatsBucket[] }>("GET", `/stats${q({ minutes })}`),
-  overview: (minutes: number) => call<Overview>("GET", `/overview${q({ minutes })}`),
+  project: (opts?: CallOptions) => call<{ project: Project }>("GET", "/project", undefined, opts),
+  stats: (minutes: number, opts?: CallOptions) => call<{ buckets: StatsBucket[] }>("GET", `/stats${q({ minutes })}`, undefined, opts),
+  overview: (minutes: number, opts?: CallOptions) => call<Overview>("GET", `/overview${q({ minutes })}`, undefined, opts),
 
-  policies: () => call<{ tagPolicies: TagPolicy[] }>("GET", "/tag-policies"),
+  policies: (opts?: CallOptions) => call<{ tagPolicies: TagPolicy[] }>("GET", "/tag-policies", undefined, opts),
   createPolicy: (fields: PolicyFields) => call<{ tagPolicy: TagPolicy }>("POST", "/tag-policies", fields),
   updatePolicy: (id: string, changed: Partial<PolicyFields>) =>
     call<{ tagPolicy: TagPolicy }>("PUT", `/tag-policies/${encodeURIComponent(id)}`, changed),

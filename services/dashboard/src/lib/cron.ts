@@ -4,10 +4,33 @@
 import { nextCronTimes } from "@ttr/core/cron-next";
 import cronstrue from "cronstrue";
 
+/** The fields as typed; the API takes exactly five. */
+export function cronFields(expr: string): string[] {
+  return expr.trim().split(/\s+/).filter((f) => f !== "");
+}
+
+/**
+ * `expr` as cronstrue must read it to name the right days. Day of week runs
+ * to 7 (Sunday again), so `5/2` is Friday and Sunday and `MON/2` ends on
+ * Sunday; cronstrue reads such a step as ending on Saturday. Written out as
+ * the range it is (`5-7/2`), it reads rightly. A step from Sunday (`0/3`)
+ * is left as it is. The expression shown stays the one written.
+ */
+export function wordsText(expr: string): string {
+  const fields = cronFields(expr);
+  const dow = fields[4];
+  if (fields.length !== 5 || dow === undefined) return expr;
+  fields[4] = dow
+    .split(",")
+    .map((part) => part.replace(/^([0-7]|[a-z]{3})\/(\d+)$/i, (step, start: string, by: string) => (/^(0|sun)$/i.test(start) ? step : `${start}-7/${by}`)))
+    .join(",");
+  return fields.join(" ");
+}
+
 export function describeCron(expr: string, tz: string | null): string {
   let words: string;
   try {
-    words = cronstrue.toString(expr, { use24HourTimeFormat: true, verbose: false });
+    words = cronstrue.toString(wordsText(expr), { use24HourTimeFormat: true, verbose: false });
   } catch {
     return `Cron ${expr}`;
   }

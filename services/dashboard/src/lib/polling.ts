@@ -1,12 +1,12 @@
 // Refreshing while a page is open: run at once, then every `intervalMs`
 // while the tab is visible; a hidden tab pauses, and showing it again
-// refreshes at once. Runs never overlap.
+// refreshes at once. Runs never overlap. `run` is told whether it is a
+// timed run, to pass on to its API calls as `{ background }` (lib/api.ts).
 import { useEffect, useRef } from "react";
-import { inBackground } from "./api";
 
 export const REFRESH_MS = 5000;
 
-export function usePolling(run: () => Promise<void>, deps: readonly unknown[], intervalMs = REFRESH_MS): void {
+export function usePolling(run: (background: boolean) => Promise<void>, deps: readonly unknown[], intervalMs = REFRESH_MS): void {
   const latest = useRef(run);
   latest.current = run;
 
@@ -24,7 +24,7 @@ export function usePolling(run: () => Promise<void>, deps: readonly unknown[], i
       if (document.visibilityState === "visible") {
         busy = true;
         try {
-          await (background ? inBackground(() => latest.current()) : latest.current());
+          await latest.current(background);
         } finally {
           busy = false;
         }

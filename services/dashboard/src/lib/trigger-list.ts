@@ -2,7 +2,9 @@
 // more" following the cursor, and a refresh every few seconds while the tab
 // is visible. A refresh reloads the rows already shown (up to the API's 500
 // per page) so statuses move in place without losing the loaded pages. A new
-// filter starts over; answers for an old filter are dropped.
+// filter starts over; answers for an old filter are dropped. A refresh that
+// was out while Load more added a page keeps its rows but not its cursor,
+// which points into the rows already loaded.
 import { useCallback, useEffect, useRef, useState } from "react";
 import { type TriggerFilter, api, errorText } from "./api";
 import { usePolling } from "./polling";
@@ -29,6 +31,8 @@ export function useTriggerList(filter: TriggerFilter): TriggerList {
   const [updated, setUpdated] = useState<Date | null>(null);
   const current = useRef(key);
   const shown = useRef(0);
+  /** bumped by each page Load more adds */
+  const more = useRef(0);
   current.current = key;
   shown.current = rows?.length ?? 0;
 
@@ -40,11 +44,12 @@ export function useTriggerList(filter: TriggerFilter): TriggerList {
     shown.current = 0;
   }, [key]);
 
-  const refresh = useCallback(async () => {
+  const refresh = useCallback(async (background = false) => {
     const loaded = shown.current;
     const limit = Math.min(Math.max(loaded, PAGE), MAX_LIMIT);
+    const pages = more.current;
     try {
-      const page = await api.triggers(JSON.parse(key) as TriggerFilter, limit, null);
+      const page = await api.triggers(JSON.parse(key) as TriggerFilter, limit, null, { background });
       if (current.current !== key) return;
       setRows((old) => {
         if (old === null || old.length <= limit) return page.triggers;
@@ -52,7 +57,7 @@ export function useTriggerList(filter: TriggerFilter): TriggerList {
         const fresh = new Set(page.triggers.map((t) => t.id));
         return [...page.triggers, ...old.slice(limit).filter((t) => !fresh.has(t.id))];
       });
-      if (loaded <= MAX_LIMIT) setCursor(page.nextCursor);
+      if (loaded <= MAX_LIMIT && more.current === pages) setCursor(page.nextCursor);
       setError(null);
       setUpdated(new Date());
     } catch (e) {
@@ -68,6 +73,7 @@ export function useTriggerList(filter: TriggerFilter): TriggerList {
     try {
       const page = await api.triggers(JSON.parse(key) as TriggerFilter, PAGE, cursor);
       if (current.current !== key) return;
+      more.current++;
       setRows((old) => {
         const have = new Set((old ?? []).map((t) => t.id));
         return [...(old ?? []), ...page.triggers.filter((t) => !have.has(t.id))];

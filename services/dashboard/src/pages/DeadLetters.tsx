@@ -34,6 +34,8 @@ export function DeadLetters() {
   const [replaying, setReplaying] = useState<Execution | null>(null);
   const [loadingMore, setLoadingMore] = useState(false);
   const shown = useRef(0);
+  /** bumped by each page Load more adds: a refresh sent before it must not put its older cursor back */
+  const more = useRef(0);
   const asked = useRef(new Set<string>());
   const known = useRef<ReadonlyMap<string, Trigger>>(triggers);
   shown.current = rows?.length ?? 0;
@@ -44,14 +46,14 @@ export function DeadLetters() {
   }, []);
 
   /** Method, URL and status of the triggers on screen: new ones, and those not yet settled again. */
-  const lookUp = useCallback(async (ids: string[], force = false) => {
+  const lookUp = useCallback(async (ids: string[], force = false, background = false) => {
     const settled = (id: string) => {
       const status = known.current.get(id)?.status;
       return status === undefined || status === "completed" || status === "cancelled";
     };
     const wanted = [...new Set(ids)].filter((id) => force || !asked.current.has(id) || !settled(id));
     for (const id of wanted) asked.current.add(id);
-    const found = await Promise.all(wanted.map((id) => api.trigger(id).then((r) => r.trigger, () => null)));
+    const found = await Promise.all(wanted.map((id) => api.trigger(id, { background }).then((r) => r.trigger, () => null)));
     setTriggers((old) => {
       const next = new Map(old);
       for (const t of found) if (t) next.set(t.id, t);
@@ -59,14 +61,20 @@ export function DeadLetters() {
     });
   }, []);
 
-  const refresh = useCallback(async () => {
+  const refresh = useCallback(async (background = false) => {
     const limit = Math.min(Math.max(shown.current, PAGE), 500);
+    const pages = more.current;
     try {
-      const page = await api.deadLetters(limit, null);
-      setRows((old) => (old === null || old.length <= limit ? page.executions : [...page.executions, ...old.slice(limit)]));
-      if (shown.current <= 500) setCursor(page.nextCursor);
+      const page = await api.deadLetters(limit, null, { background });
+      setRows((old) => {
+        if (old === null || old.length <= limit) return page.executions;
+        // Rows beyond what one refresh can reload (or loaded while it was out) stay as they were.
+        const fresh = new Set(page.executions.map((e) => e.id));
+        return [...page.executions, ...old.slice(limit).filter((e) => !fresh.has(e.id))];
+      });
+      if (shown.current <= 500 && more.current === pages) setCursor(page.nextCursor);
       setLoadError(null);
-      await lookUp(page.executions.map((e) => e.triggerId));
+      await lookUp(page.executions.map((e) => e.triggerId), false, background);
     } catch (e) {
       setLoadError(errorText(e));
     }
@@ -79,7 +87,11 @@ export function DeadLetters() {
     setLoadingMore(true);
     try {
       const page = await api.deadLetters(PAGE, cursor);
-      setRows((old) => [...(old ?? []), ...page.executions]);
+      more.current++;
+      setRows((old) => {
+        const have = new Set((old ?? []).map((e) => e.id));
+        return [...(old ?? []), ...page.executions.filter((e) => !have.has(e.id))];
+      });
       setCursor(page.nextCursor);
       await lookUp(page.executions.map((e) => e.triggerId));
     } catch (e) {

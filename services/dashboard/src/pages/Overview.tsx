@@ -69,9 +69,9 @@ export function Overview() {
     document.title = "Overview · ttr";
   }, []);
 
-  usePolling(async () => {
+  usePolling(async (background) => {
     try {
-      const [p, s, o] = await Promise.all([api.project(), api.stats(WINDOW), api.overview(WINDOW)]);
+      const [p, s, o] = await Promise.all([api.project({ background }), api.stats(WINDOW, { background }), api.overview(WINDOW, { background })]);
       setProject(p.project);
       setBuckets(s.buckets);
       setOverview(o);

@@ -28,9 +28,9 @@ export function Policies() {
     document.title = "Tag policies · ttr";
   }, []);
 
-  const load = useCallback(async () => {
+  const load = useCallback(async (background = false) => {
     try {
-      setPolicies((await api.policies()).tagPolicies);
+      setPolicies((await api.policies({ background })).tagPolicies);
       setLoadError(null);
     } catch (e) {
       setLoadError(errorText(e));
@@ -105,6 +105,7 @@ export function Policies() {
         <PolicyEditor
           key={editing.mode === "edit" ? editing.policy.id : "new"}
           editing={editing}
+          existing={policies}
           onSaved={saved}
           onCancel={() => {
             setEditing(null);
@@ -147,7 +148,13 @@ export function Policies() {
                   >
                     Edit<span className="visually-hidden"> {p.tag}</span>
                   </button>
-                  <button type="button" className="button small" onClick={() => togglePause(p)} disabled={toggling === p.id}>
+                  {/* aria-disabled, not disabled: a disabled button loses focus to the page's body while the call is out */}
+                  <button
+                    type="button"
+                    className="button small"
+                    onClick={() => toggling !== p.id && togglePause(p)}
+                    aria-disabled={toggling === p.id ? true : undefined}
+                  >
                     {p.paused ? "Resume" : "Pause"}
                     <span className="visually-hidden"> {p.tag}</span>
                   </button>

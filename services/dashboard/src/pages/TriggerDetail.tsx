@@ -13,7 +13,7 @@ import { ActionError, Body, ErrorNote, HeaderList, Notice, StatusBadge, Tags, Ti
 import { ApiError, api, errorText } from "../lib/api";
 import { describeCron, nextRuns } from "../lib/cron";
 import { flash, takeFlash } from "../lib/flash";
-import { fromNow, inZone, KIND_LABELS, shownTitle, utc, utcOffset, viewerZone } from "../lib/format";
+import { fromNow, inZone, KIND_LABELS, shownTitle, statusLabel, utc, utcOffset, viewerZone } from "../lib/format";
 import { usePolling } from "../lib/polling";
 import { Link, navigate } from "../lib/router";
 import { useTriggerList } from "../lib/trigger-list";
@@ -73,6 +73,16 @@ function Schedule({ t }: { t: Trigger }) {
       {t.status === "cancelled" && <Field label="Next runs">None: this recurring trigger is cancelled.</Field>}
     </dl>
   );
+}
+
+/**
+ * Why an open Edit form can no longer be saved: the trigger moved on (was
+ * sent, cancelled) while it was being edited. The form stays, with what was
+ * typed, rather than vanishing with it.
+ */
+function editGone(t: Trigger): string {
+  const sent = t.kind === "job" && t.status !== "cancelled" && t.status !== "skipped";
+  return `While you were editing, this trigger became ${statusLabel(t.kind, t.status)}${sent ? " (it was sent)" : ""}: it can no longer be edited, and Save changes would be refused. What you typed stays below until you press Discard.`;
 }
 
 const RUNS = 10;
@@ -167,9 +177,9 @@ export function TriggerDetail({ id }: { id: string }) {
   const [version, setVersion] = useState(0);
   const editButton = useRef<HTMLButtonElement>(null);
 
-  const load = useCallback(async () => {
+  const load = useCallback(async (background = false) => {
     try {
-      setData(await api.trigger(id));
+      setData(await api.trigger(id, { background }));
       setLoadError(null);
     } catch (e) {
       if (e instanceof ApiError && e.status === 404) setMissing(true);
@@ -296,7 +306,12 @@ export function TriggerDetail({ id }: { id: string }) {
       <ActionError error={actionError} onDismiss={() => setActionError(null)} />
       <ErrorNote error={loadError} />
 
-      {editing && canEdit(t) && bodyProblem(t) === null && (
+      {editing && !canEdit(t) && (
+        <p className="note error" role="alert" data-testid="edit-gone">
+          {editGone(t)}
+        </p>
+      )}
+      {editing && bodyProblem(t) === null && (
         <TriggerEditor
           editing={{ mode: "edit", trigger: t }}
           onSaved={saved}
