@@ -38,10 +38,11 @@ import type {
 export interface ClientOptions {
   /** where ttr's api answers, e.g. `http://localhost:8080` (a path below the host is kept) */
   baseUrl: string | URL;
+  // `undefined` means absent, also under exactOptionalPropertyTypes (`apiKey: process.env.TTR_API_KEY`).
   /** a project's API key (`ttr_…`), sent as `ttr-api-key`; without one, sign in with login() */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** the fetch to use; the global one by default */
-  fetch?: Fetch;
+  fetch?: Fetch | undefined;
 }
 
 /** Which trigger /cancel means: by ID or by custom key. */
@@ -231,10 +232,12 @@ export class TtrClient {
    * keeps the `ttr_session` cookie itself; in a browser the browser does.
    */
   async login(body: LoginBody, call: CallOptions = {}): Promise<LoginResult> {
-    const res = await this.http.send({ method: "POST", path: "/auth/login", json: body, auth: false, signal: call.signal });
+    const login = { method: "POST", path: "/auth/login", json: body, auth: false, signal: call.signal };
+    const res = await this.http.send(login);
+    const result = await this.http.readJson<LoginResult>(login, res);
     const cookie = res.headers.getSetCookie?.().find((c) => c.startsWith(`${SESSION_COOKIE}=`));
     if (cookie !== undefined) this.http.credentials.sessionCookie = cookie.split(";")[0];
-    return (await res.json()) as LoginResult;
+    return result;
   }
 
   /** Ends the session that login() started (`POST /auth/logout`). */
@@ -261,8 +264,8 @@ export class TtrClient {
 
   /** The Prometheus text of the api's metrics (`GET /metrics`). */
   async metrics(call: CallOptions = {}): Promise<string> {
-    const res = await this.http.send({ method: "GET", path: "/metrics", auth: false, signal: call.signal });
-    return res.text();
+    const metrics = { method: "GET", path: "/metrics", auth: false, signal: call.signal };
+    return this.http.readText(metrics, await this.http.send(metrics));
   }
 
   /** The OpenAPI 3.1 document this api serves (`GET /openapi.json`). */

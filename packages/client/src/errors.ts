@@ -2,7 +2,7 @@
 // answers keep the `_tag` and `message` of their JSON body; answers without
 // one (an empty 400 or 404, the plain-text 415, a 431) get the tag of their
 // status, and the one-line reason of their `ttr-error` header; a request that
-// got no answer at all is `Transport`.
+// got no answer at all, or lost it while its body arrived, is `Transport`.
 
 /** The `_tag` of each error status of ttr's api. */
 export const STATUS_TAGS = {
@@ -22,9 +22,9 @@ export const STATUS_TAGS = {
 
 export type TtrErrorTag =
   | (typeof STATUS_TAGS)[keyof typeof STATUS_TAGS]
-  /** a status ttr does not document (from a proxy in front of it, for example) */
+  /** a status ttr does not document, a redirect, or a 2xx whose body is not JSON (a proxy in front of ttr, for example) */
   | "HttpError"
-  /** no answer: connection refused, DNS failure, reset */
+  /** no answer, or one whose body broke off: connection refused, DNS failure, reset */
   | "Transport";
 
 export class TtrError<Tag extends TtrErrorTag = TtrErrorTag> extends Error {
@@ -76,7 +76,11 @@ function jsonError(text: string): { _tag: string; message: string } | null {
 
 /** The TtrError for a non-2xx answer; reads its body. */
 export async function errorFromResponse(res: Response): Promise<TtrError> {
-  const text = await res.text().catch(() => "");
+  return errorFromAnswer(res, await res.text().catch(() => ""));
+}
+
+/** The TtrError for a non-2xx answer whose body `text` has been read. */
+export function errorFromAnswer(res: Response, text: string): TtrError {
   const reason = res.headers.get("ttr-error");
   const retryAfter = retryAfterSeconds(res.headers.get("retry-after"), Date.now());
   const isJson = /^application\/json\b/i.test(res.headers.get("content-type") ?? "");
@@ -91,8 +95,39 @@ export async function errorFromResponse(res: Response): Promise<TtrError> {
   });
 }
 
-/** The TtrError for a request that got no answer. */
-export function transportError(method: string, url: string, cause: unknown): TtrError<"Transport"> {
+/**
+ * The TtrError for a request that got no answer, or whose answer broke off
+ * before its body had arrived (`what` says which): a body cut short is not
+ * an answer either.
+ */
+export function transportError(method: string, url: string, cause: unknown, what = "got no answer"): TtrError<"Transport"> {
   const why = cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause);
-  return new TtrError({ _tag: "Transport", status: 0, message: `${method} ${url} got no answer: ${why}`, cause });
+  return new TtrError({ _tag: "Transport", status: 0, message: `${method} ${url} ${what}: ${why}`, cause });
+}
+
+/**
+ * The TtrError for a redirect. The client follows none: a redirect would
+ * send the API key to the new address, and fetch turns a POST redirected by
+ * 301 or 302 into a bodiless GET, whose answer would pass for the call's own.
+ * A browser hides the redirect (status 0, no Location).
+ */
+export function redirectError(method: string, url: string, res: Response): TtrError<"HttpError"> {
+  const location = res.headers.get("location");
+  const to = location === null ? "" : ` to ${location}`;
+  return new TtrError({
+    _tag: "HttpError",
+    status: res.status,
+    message: `${method} ${url} answered a redirect (${res.status || "opaque"})${to}; the client follows no redirects: set baseUrl to where the api answers`,
+  });
+}
+
+/** The TtrError for a 2xx answer whose body is not the JSON the call expects. */
+export function notJsonError(method: string, url: string, res: Response, text: string): TtrError<"HttpError"> {
+  const type = res.headers.get("content-type");
+  const start = text.trim().slice(0, 80);
+  return new TtrError({
+    _tag: "HttpError",
+    status: res.status,
+    message: `${method} ${url} answered ${res.status} with a body that is not JSON${type === null ? "" : ` (${type})`}${start === "" ? ": empty" : `: ${start}`}`,
+  });
 }

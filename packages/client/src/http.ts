@@ -1,6 +1,6 @@
 // One request to the api: the address, the credentials, fetch, and the answer
 // turned into a typed body or a TtrError.
-import { errorFromResponse, transportError } from "./errors.js";
+import { errorFromAnswer, errorFromResponse, notJsonError, redirectError, transportError } from "./errors.js";
 
 export type Fetch = (input: string, init: RequestInit) => Promise<Response>;
 
@@ -60,11 +60,16 @@ export class Transport {
     const url = this.url(call.path, call.query);
     let res: Response;
     try {
-      res = await this.fetchFn(url, { method: call.method, headers, body: body ?? null, signal: call.signal ?? null });
+      // "manual": a redirect comes back as it is (Node) or opaque (a browser), never followed.
+      res = await this.fetchFn(url, { method: call.method, headers, body: body ?? null, signal: call.signal ?? null, redirect: "manual" });
     } catch (err) {
       // An abort is the caller's own doing: it rejects as the signal says.
       if (call.signal?.aborted) throw err;
       throw transportError(call.method, url, err);
+    }
+    if (res.type === "opaqueredirect" || (res.status >= 300 && res.status < 400)) {
+      await res.body?.cancel().catch(() => {});
+      throw redirectError(call.method, url, res);
     }
     if (res.ok || call.accept?.includes(res.status)) return res;
     throw await errorFromResponse(res);
@@ -72,8 +77,32 @@ export class Transport {
 
   /** Sends the call and reads a JSON answer. */
   async json<T>(call: Call): Promise<T> {
-    const res = await this.send(call);
-    return (await res.json()) as T;
+    return this.readJson<T>(call, await this.send(call));
+  }
+
+  /**
+   * The JSON body of `res`, the answer to `call`. A body that is not JSON is
+   * not the api's answer: on a 2xx an HttpError, on an accepted error status
+   * (the 503 of /readyz from a proxy's error page) the error of that status.
+   */
+  async readJson<T>(call: Call, res: Response): Promise<T> {
+    const text = await this.readText(call, res);
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      const url = this.url(call.path, call.query);
+      throw res.ok ? notJsonError(call.method, url, res, text) : errorFromAnswer(res, text);
+    }
+  }
+
+  /** The body of `res` as text; a connection that drops while it arrives is `Transport`. */
+  async readText(call: Call, res: Response): Promise<string> {
+    try {
+      return await res.text();
+    } catch (err) {
+      if (call.signal?.aborted) throw err;
+      throw transportError(call.method, this.url(call.path, call.query), err, "lost its answer's body");
+    }
   }
 
   /** Sends the call and drops the (empty) answer. */

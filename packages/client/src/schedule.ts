@@ -10,25 +10,27 @@ export interface ScheduleOptions {
    * `2026-11-22`, `now`, `now | add 10m`; or `{ cron, tz }` for a recurring
    * trigger (`cron(<five fields>, <IANA time zone>)`, UTC by default).
    */
-  scheduledAt: string | Date | { cron: string; tz?: string };
+  scheduledAt: string | Date | { cron: string; tz?: string | undefined };
+  // The optional options also take `undefined` (a value read from the
+  // environment, say), also under exactOptionalPropertyTypes: it means absent.
   /** the method the target gets, and the method of the call to /schedule; POST by default */
-  method?: string;
-  /** headers stored and sent to the target as they are (names starting with `ttr-` are not allowed) */
-  headers?: Record<string, string>;
+  method?: string | undefined;
+  /** headers stored and sent to the target as they are (no `ttr-` or connection-level names: Connection, Host, Content-Length, …) */
+  headers?: Record<string, string> | undefined;
   /** the body stored and sent to the target (not with GET or HEAD) */
-  body?: string | Uint8Array | ArrayBuffer | Blob;
+  body?: string | Uint8Array | ArrayBuffer | Blob | undefined;
   /** a body sent as JSON, with `content-type: application/json` unless `headers` sets one */
   json?: unknown;
   /** an idempotency key: the pending trigger with this key is updated instead of duplicated (`ttr-custom-key`) */
-  customKey?: string;
+  customKey?: string | undefined;
   /** up to 10 tags, each 1 to 50 characters from a-z, 0-9, `_`, `-` (`ttr-tags`) */
-  tags?: string[];
+  tags?: string[] | undefined;
   /** a label for the dashboard, up to 200 characters (`ttr-title`) */
-  title?: string;
+  title?: string | undefined;
   /** the ID of a registered one-shot or an active recurring trigger to edit (`ttr-trigger-id`) */
-  triggerId?: string;
+  triggerId?: string | undefined;
   /** true: a past-dated one-shot fires at once instead of being stored as skipped (`ttr-run-missed`) */
-  runMissed?: boolean;
+  runMissed?: boolean | undefined;
 }
 
 /** The `ttr-scheduled-at` value of `when`. */
@@ -66,10 +68,43 @@ function sendableValue(value: string): boolean {
 /** Methods fetch refuses to send (the Fetch standard forbids them). */
 const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
 
+/**
+ * Names that describe the call's own connection or message, not the stored
+ * request: hop-by-hop headers (RFC 9110 §7.6.1), Host, Content-Length and
+ * Expect. The api stores none of them (POST /triggers refuses them) and
+ * fetch refuses to send several (Keep-Alive, Transfer-Encoding, Expect,
+ * Upgrade), so schedule() refuses them all before sending. The list is the
+ * api's (isForwardedName in packages/core/src/headers.ts), which this package
+ * cannot import, having no dependencies; test/schedule-headers.test.ts keeps
+ * the two the same.
+ */
+const CONNECTION_LEVEL: ReadonlySet<string> = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "host",
+  "content-length",
+  "expect",
+]);
+
+/** Refuses a header name a scheduled request cannot carry: `ttr-`, connection-level, or not an HTTP token. */
+function checkHeaderName(name: string): void {
+  const lower = name.toLowerCase();
+  if (lower.startsWith("ttr-")) throw new TypeError(`schedule: header ${name} is reserved; use the options of the same meaning`);
+  if (CONNECTION_LEVEL.has(lower)) throw new TypeError(`schedule: header ${name} is connection-level: it describes this call, not the request to store, and is neither stored nor sent`);
+  if (!TOKEN.test(name)) throw new TypeError(`schedule: ${JSON.stringify(name)} is not a header name`);
+}
+
 export interface ScheduleRequest {
   method: string;
   headers: Record<string, string>;
-  body: BodyInit | undefined;
+  body: RequestInit["body"];
 }
 
 /** The method, headers and body of the /schedule call for `opts` (the API key is added by the transport). */
@@ -83,8 +118,7 @@ export function scheduleRequest(opts: ScheduleOptions): ScheduleRequest {
 
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(opts.headers ?? {})) {
-    if (name.toLowerCase().startsWith("ttr-")) throw new TypeError(`schedule: header ${name} is reserved; use the options of the same meaning`);
-    if (!TOKEN.test(name)) throw new TypeError(`schedule: ${JSON.stringify(name)} is not a header name`);
+    checkHeaderName(name);
     // Sent and stored byte for byte: one byte per character, as HTTP carries them.
     if (!sendableValue(value)) {
       throw new TypeError(`schedule: header ${name} holds a line break, NUL or a character past U+00FF; send text as its UTF-8 bytes or encode it (percent, base64)`);
@@ -107,5 +141,5 @@ export function scheduleRequest(opts: ScheduleOptions): ScheduleRequest {
 
   // Every form of `body` is one fetch sends; the cast only widens a Node
   // Buffer's Uint8Array<ArrayBufferLike> to what the DOM types list.
-  return { method, headers, body: opts.json !== undefined ? JSON.stringify(opts.json) : (opts.body as BodyInit | undefined) };
+  return { method, headers, body: opts.json !== undefined ? JSON.stringify(opts.json) : (opts.body as RequestInit["body"]) };
 }

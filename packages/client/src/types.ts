@@ -13,6 +13,12 @@ export type Answer<Op extends keyof operations, S extends keyof operations[Op]["
 
 type Query<Op extends keyof operations> = NonNullable<operations[Op]["parameters"]["query"]>;
 
+/**
+ * `T` with each property optional and taking `undefined` for absent, also
+ * under exactOptionalPropertyTypes: a caller passes filters it may not have.
+ */
+type Loose<T> = { [K in keyof T]?: T[K] | undefined };
+
 export type ScheduleResult = Schemas["ScheduleResult"];
 export type Item = Schemas["Item"];
 export type DeclareBody = Schemas["DeclareBody"];
@@ -49,32 +55,32 @@ export type TagPolicyAnswer = Answer<"putTagPolicy", 200>;
 export type Deleted = Answer<"deleteTagPolicy", 200>;
 
 /** Filters of `GET /triggers`; an empty string means no filter. */
-export type ListTriggersQuery = Omit<Query<"listTriggers">, "limit"> & {
+export type ListTriggersQuery = Loose<Omit<Query<"listTriggers">, "limit">> & {
   /** page size, 1 to 500 (50 by default) */
-  limit?: number;
+  limit?: number | undefined;
 };
 
 /** Filters of `GET /executions`. */
-export type ListExecutionsQuery = Omit<Query<"listExecutions">, "limit" | "deadLetterOnly"> & {
+export type ListExecutionsQuery = Loose<Omit<Query<"listExecutions">, "limit" | "deadLetterOnly">> & {
   /** `true`: dead letters only */
-  deadLetterOnly?: boolean;
+  deadLetterOnly?: boolean | undefined;
   /** page size, 1 to 500 (50 by default) */
-  limit?: number;
+  limit?: number | undefined;
 };
 
 export interface StatsQuery {
   /** how many minutes back, 1 to 1440 (60 by default) */
-  minutes?: number;
+  minutes?: number | undefined;
 }
 
 /** The lateness window of `GET /overview`. */
 export interface OverviewQuery {
   /** how many minutes back, 1 to 1440 (60 by default) */
-  minutes?: number;
+  minutes?: number | undefined;
 }
 
 /** Options every method takes last. */
 export interface CallOptions {
   /** aborts the request; the method then rejects with the signal's reason */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }

@@ -41,9 +41,9 @@ export interface VerifyWebhookOptions {
   /** the raw body as received */
   body: string | Uint8Array | ArrayBuffer;
   /** how far the timestamp may be from now, in seconds (default 300: replays of older deliveries are refused) */
-  toleranceSeconds?: number;
+  toleranceSeconds?: number | undefined;
   /** the current time in milliseconds (default Date.now()) */
-  now?: number;
+  now?: number | undefined;
 }
 
 export interface VerifiedWebhook {

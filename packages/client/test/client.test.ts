@@ -80,7 +80,7 @@ describe("schedule: the options become the trigger", () => {
     expect(triggers.map((t) => t.method)).toEqual(["HEAD"]);
   });
 
-  it("refuses before sending: a ttr- header, a body with GET, body and json together", async () => {
+  it("refuses before sending: a ttr- header, a body with GET, body and json together, a connection-level header", async () => {
     const usedBefore = (await ttr.getProject()).project.usedThisMonth;
     await expect(ttr.schedule({ url: target, scheduledAt: "now", headers: { "TTR-Tags": "x" } })).rejects.toThrow(TypeError);
     await expect(ttr.schedule({ url: target, scheduledAt: "now", method: "GET", body: "x" })).rejects.toThrow(/GET request has no body/);
@@ -91,6 +91,11 @@ describe("schedule: the options become the trigger", () => {
     await expect(ttr.schedule({ url: target, scheduledAt: "now", headers: { "bad name": "x" } })).rejects.toThrow(/is not a header name/);
     await expect(ttr.schedule({ url: target, scheduledAt: "now", headers: { "x-price": "10 €" } })).rejects.toThrow(/past U\+00FF/);
     await expect(ttr.schedule({ url: target, scheduledAt: "now", headers: { "x-split": "a\r\nInjected: yes" } })).rejects.toThrow(/line break/);
+    // connection-level names, which the api would not store and fetch refuses in part
+    const connectionLevel: Array<Record<string, string>> = [{ "keep-alive": "timeout=5" }, { "Transfer-Encoding": "chunked" }, { expect: "100-continue" }, { upgrade: "h2c" }, { host: "example.com" }];
+    for (const headers of connectionLevel) {
+      await expect(ttr.schedule({ url: target, scheduledAt: "now", headers, body: "abc" })).rejects.toThrow(new TypeError(`schedule: header ${Object.keys(headers)[0]} is connection-level: it describes this call, not the request to store, and is neither stored nor sent`));
+    }
     expect((await ttr.getProject()).project.usedThisMonth).toBe(usedBefore);
   });
 

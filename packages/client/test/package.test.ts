@@ -1,6 +1,7 @@
 // @ttr/client as it is published: public, built, typed, with no runtime
 // dependencies, and a method for every operation of the OpenAPI document its
 // types were generated from.
+import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -57,6 +58,19 @@ const METHODS: Record<string, keyof TtrClient | null> = {
   dashboardPageHead: null,
 };
 
+/** What `npm pack` would write: the tarball's name and the files in it. */
+function packed(): { filename: string; files: string[] } {
+  const out = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: pkgDir, encoding: "utf8" });
+  const [pack] = JSON.parse(out) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  return { filename: pack!.filename, files: pack!.files.map((f) => f.path) };
+}
+
+/** The targets of the Markdown links of `markdown`, outside code. */
+function linkTargets(markdown: string): string[] {
+  const prose = markdown.replace(/^```[\s\S]*?^```/gm, "").replace(/`[^`\n]*`/g, "");
+  return [...prose.matchAll(/\]\(\s*<?([^)\s>]+)>?[^)]*\)/g)].map((m) => m[1]!);
+}
+
 /** The operationIds in the generated types (`export interface operations { <id>: {…} }`). */
 function generatedOperations(): string[] {
   const text = readFileSync(path.join(pkgDir, "src", "generated", "openapi.ts"), "utf8");
@@ -76,6 +90,22 @@ describe("the package", () => {
     expect(manifest.files).toContain("dist");
     const entry = manifest.exports["."];
     for (const file of [entry.types, entry.default]) expect(statSync(path.join(pkgDir, file)).isFile()).toBe(true);
+  });
+
+  it("installs from a checkout: the README's Install packs the tarball npm pack writes, and its links work inside the package", () => {
+    const { filename, files } = packed();
+    expect(files).toContain("README.md");
+    const readme = readFileSync(path.join(pkgDir, "README.md"), "utf8");
+    const install = readme.slice(readme.indexOf("## Install"), readme.indexOf("\n## ", readme.indexOf("## Install") + 1));
+    expect(install).toContain("npm pack");
+    expect(install).toContain(filename);
+    expect(install).not.toMatch(/npm install @ttr\/client/);
+    // the packed README is read where it lies, without the repository around it
+    for (const target of linkTargets(readme)) {
+      if (/^(https?:|mailto:|#)/.test(target)) continue;
+      const file = path.posix.normalize(target.split("#")[0]!);
+      expect(files, target).toContain(file);
+    }
   });
 
   it("its built code imports nothing but its own files", () => {
