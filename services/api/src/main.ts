@@ -14,8 +14,8 @@ const log = createLogger("api", env.LOG_LEVEL);
 const db = createDb(env.DATABASE_URL, { max: env.DB_POOL_SIZE, applicationName: "ttr-api" });
 const redis = createRedis(redisSettingsOf(env), "ttr-api", log);
 const registry = createRegistry("api");
-// The pool of /schedule, /cancel, API keys, quota and /readyz, with the
-// bounds of storage-bounds.ts.
+// The pool of /schedule, /cancel, API keys, sessions, quota, the
+// dashboard's trigger edits and /readyz, with the bounds of storage-bounds.ts.
 const pg = createPgRunner(env.DATABASE_URL, {
   max: Math.max(2, Math.ceil(env.DB_POOL_SIZE / 2)),
   applicationName: "ttr-api",
