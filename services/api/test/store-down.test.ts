@@ -51,6 +51,11 @@ it.each([
   expect(res.headers["retry-after"]).toBe("5");
 });
 
+it("HEAD /schedule answers its 503 without a body, the message in ttr-error", async () => {
+  const res = await request(base, "HEAD", "/schedule", { ...key, "ttr-url": "http://127.0.0.1:9/x", "ttr-scheduled-at": "now | add 1h" });
+  expect([res.status, res.headers["retry-after"], res.headers["ttr-error"], res.body.length]).toEqual([503, "5", "Storage unavailable, try again", 0]);
+});
+
 it("/readyz answers 503 naming postgres", async () => {
   const res = await request(base, "GET", "/readyz");
   expect(res.status).toBe(503);

@@ -29,9 +29,20 @@ export const notFoundHandler: RequestHandler = (req, res) => {
   endWithReason(res, 404, `No endpoint ${req.method} ${req.path}`);
 };
 
+/**
+ * A JSON error `{_tag, message}`. An answer to HEAD (a method /schedule
+ * stores like any other) goes without its body: the message is in
+ * ttr-error then, as for the answers that have no body.
+ */
+function sendError(res: Response, status: number, tag: string, message: string): void {
+  res.status(status);
+  if (res.req.method === "HEAD") res.set(REASON_HEADER, headerSafe(message));
+  res.json({ _tag: tag, message });
+}
+
 /** The 503 of a storage outage, after which the client may try again. */
 export function answerUnavailable(res: Response): void {
-  res.status(503).set("Retry-After", "5").json({ _tag: "Unavailable", message: "Storage unavailable, try again" });
+  sendError(res.set("Retry-After", "5"), 503, "Unavailable", "Storage unavailable, try again");
 }
 
 /**
@@ -57,22 +68,18 @@ export function errorHandler(log: Logger, dbOutage: OutageLog, ping: () => Promi
         return;
       }
       if (err.emptyBody) endWithReason(res, err.status, err.message);
-      else {
-        // HEAD (a method /schedule stores like any other) answers without the body: the message goes in ttr-error
-        if (req.method === "HEAD") res.set(REASON_HEADER, headerSafe(err.message));
-        res.json({ _tag: err.tag, message: err.message });
-      }
+      else sendError(res, err.status, err.tag, err.message);
       return;
     }
     if (isStatementTimeout(err)) {
       // A dashboard read outran DB_READ_TIMEOUT_MS: the server cancelled it.
       log.warn("read cancelled: statement timeout", { path: req.path, method: req.method });
-      res.status(503).set("Retry-After", "5").json({ _tag: "Unavailable", message: "The read took too long, try again" });
+      sendError(res.set("Retry-After", "5"), 503, "Unavailable", "The read took too long, try again");
       return;
     }
     if (isUnstorableText(err)) {
       // The last line of defence: the checks of each endpoint name the field.
-      res.status(400).json({ _tag: "BadRequest", message: "Text holding a NUL character or an unpaired surrogate is not accepted" });
+      sendError(res, 400, "BadRequest", "Text holding a NUL character or an unpaired surrogate is not accepted");
       return;
     }
     if (isDatabaseUnavailable(err)) {
@@ -83,7 +90,7 @@ export function errorHandler(log: Logger, dbOutage: OutageLog, ping: () => Promi
     }
     const status = typeof err?.status === "number" && err.status >= 400 && err.status < 500 ? err.status : 500;
     if (status === 413) {
-      res.status(413).json({ _tag: "PayloadTooLarge", message: "Request body too large" });
+      sendError(res, 413, "PayloadTooLarge", "Request body too large");
       return;
     }
     if (status === 400) {
@@ -91,6 +98,6 @@ export function errorHandler(log: Logger, dbOutage: OutageLog, ping: () => Promi
       return;
     }
     log.error("unhandled error", { path: req.path, method: req.method, error: String(err?.stack ?? err) });
-    res.status(500).json({ _tag: "InternalError", message: "Internal server error" });
+    sendError(res, 500, "InternalError", "Internal server error");
   };
 }
