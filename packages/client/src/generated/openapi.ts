@@ -1270,6 +1270,14 @@ export interface components {
             };
             content?: never;
         };
+        /** @description The request line and headers did not all arrive within 20 seconds. No body; the connection is closed. */
+        HeadersTimeout: {
+            headers: {
+                "ttr-error": components["headers"]["TtrError"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description A bug in ttr. Nothing about the request is implied. */
         InternalError: {
             headers: {
@@ -1383,6 +1391,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
+            408: components["responses"]["HeadersTimeout"];
             /** @description `Job is no longer in registered state` or `Generator is no longer active`. */
             410: {
                 headers: {
@@ -1475,6 +1484,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
+            408: components["responses"]["HeadersTimeout"];
             /** @description `Job is no longer in registered state` or `Generator is no longer active`. */
             410: {
                 headers: {
@@ -1567,6 +1577,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
+            408: components["responses"]["HeadersTimeout"];
             /** @description `Job is no longer in registered state` or `Generator is no longer active`. */
             410: {
                 headers: {
@@ -1659,6 +1670,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
+            408: components["responses"]["HeadersTimeout"];
             /** @description `Job is no longer in registered state` or `Generator is no longer active`. */
             410: {
                 headers: {
@@ -1746,6 +1758,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
+            408: components["responses"]["HeadersTimeout"];
             /** @description `Job is no longer in registered state` or `Generator is no longer active`. */
             410: {
                 headers: {
@@ -1833,6 +1846,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
+            408: components["responses"]["HeadersTimeout"];
             /** @description `Job is no longer in registered state` or `Generator is no longer active`. */
             410: {
                 headers: {
@@ -1925,6 +1939,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
+            408: components["responses"]["HeadersTimeout"];
             /** @description `Job is no longer in registered state` or `Generator is no longer active`. */
             410: {
                 headers: {
@@ -2017,6 +2032,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
+            408: components["responses"]["HeadersTimeout"];
             /** @description `Job is no longer in registered state` or `Generator is no longer active`. */
             410: {
                 headers: {
@@ -2083,6 +2099,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
+            408: components["responses"]["HeadersTimeout"];
             /** @description `Generator already cancelled` or `Job is no longer cancellable (status=<status>)`. */
             410: {
                 headers: {
@@ -2141,6 +2158,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["Forbidden"];
+            408: components["responses"]["HeadersTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyFailedAuthentications"];
@@ -2191,6 +2209,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
+            408: components["responses"]["HeadersTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyFailedAuthentications"];
@@ -2228,6 +2247,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
+            408: components["responses"]["HeadersTimeout"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2279,6 +2299,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["Forbidden"];
+            408: components["responses"]["HeadersTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyFailedAuthentications"];
@@ -2344,6 +2365,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
+            408: components["responses"]["HeadersTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyFailedAuthentications"];
@@ -2395,6 +2417,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
+            408: components["responses"]["HeadersTimeout"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2444,6 +2467,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["Forbidden"];
+            408: components["responses"]["HeadersTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             /** @description Too many failed sign-ins for this email or from this address; wait Retry-After seconds. */
             429: {
@@ -2486,6 +2510,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["Forbidden"];
+            408: components["responses"]["HeadersTimeout"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2546,6 +2571,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
+            408: components["responses"]["HeadersTimeout"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2602,6 +2628,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["Forbidden"];
+            408: components["responses"]["HeadersTimeout"];
             /** @description The request is over 4 MiB, or its `body` over 1 MiB. */
             413: {
                 headers: {
@@ -2660,6 +2687,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
+            408: components["responses"]["HeadersTimeout"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2728,6 +2756,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
+            408: components["responses"]["HeadersTimeout"];
             /** @description `Job is no longer in registered state` or `Generator is no longer active`. */
             410: {
                 headers: {
@@ -2791,6 +2820,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
+            408: components["responses"]["HeadersTimeout"];
             /** @description `Generator already cancelled` or `Job is no longer cancellable (status=<status>)`. */
             410: {
                 headers: {
@@ -2846,6 +2876,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
+            408: components["responses"]["HeadersTimeout"];
             /** @description `Trigger cannot be replayed (status=<status>)`. */
             410: {
                 headers: {
@@ -2901,6 +2932,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
+            408: components["responses"]["HeadersTimeout"];
             /** @description `Trigger cannot be retried (status=<status>)`. */
             410: {
                 headers: {
@@ -2964,6 +2996,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
+            408: components["responses"]["HeadersTimeout"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -3000,6 +3033,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
+            408: components["responses"]["HeadersTimeout"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -3048,6 +3082,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
+            408: components["responses"]["HeadersTimeout"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -3096,6 +3131,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
+            408: components["responses"]["HeadersTimeout"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -3145,6 +3181,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["Forbidden"];
+            408: components["responses"]["HeadersTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyFailedAuthentications"];
@@ -3196,6 +3233,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["Forbidden"];
+            408: components["responses"]["HeadersTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyFailedAuthentications"];
@@ -3222,6 +3260,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            408: components["responses"]["HeadersTimeout"];
             431: components["responses"]["HeadersTooLarge"];
         };
     };
@@ -3243,6 +3282,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            408: components["responses"]["HeadersTimeout"];
             431: components["responses"]["HeadersTooLarge"];
         };
     };
@@ -3264,6 +3304,7 @@ export interface operations {
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
+            408: components["responses"]["HeadersTimeout"];
             431: components["responses"]["HeadersTooLarge"];
             /** @description Not ready: `{"status":"unavailable","down":[…]}`. */
             503: {
@@ -3294,6 +3335,7 @@ export interface operations {
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
+            408: components["responses"]["HeadersTimeout"];
             431: components["responses"]["HeadersTooLarge"];
             /** @description Not ready: `{"status":"unavailable","down":[…]}`. */
             503: {
@@ -3324,6 +3366,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            408: components["responses"]["HeadersTimeout"];
             431: components["responses"]["HeadersTooLarge"];
         };
     };
@@ -3345,6 +3388,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            408: components["responses"]["HeadersTimeout"];
             431: components["responses"]["HeadersTooLarge"];
         };
     };
@@ -3370,6 +3414,7 @@ export interface operations {
                     };
                 };
             };
+            408: components["responses"]["HeadersTimeout"];
             431: components["responses"]["HeadersTooLarge"];
         };
     };
@@ -3391,6 +3436,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            408: components["responses"]["HeadersTimeout"];
             431: components["responses"]["HeadersTooLarge"];
         };
     };
@@ -3418,6 +3464,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["NoSuchRoute"];
+            408: components["responses"]["HeadersTimeout"];
             431: components["responses"]["HeadersTooLarge"];
         };
     };
@@ -3441,6 +3488,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["NoSuchRoute"];
+            408: components["responses"]["HeadersTimeout"];
             431: components["responses"]["HeadersTooLarge"];
             /** @description The dashboard is not built yet (`npm run setup` builds it). */
             503: {
@@ -3473,6 +3521,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["NoSuchRoute"];
+            408: components["responses"]["HeadersTimeout"];
             431: components["responses"]["HeadersTooLarge"];
             /** @description The dashboard is not built yet (`npm run setup` builds it). */
             503: {
@@ -3508,6 +3557,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["NoSuchRoute"];
+            408: components["responses"]["HeadersTimeout"];
             431: components["responses"]["HeadersTooLarge"];
             /** @description The dashboard is not built yet (`npm run setup` builds it). */
             503: {
@@ -3543,6 +3593,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["NoSuchRoute"];
+            408: components["responses"]["HeadersTimeout"];
             431: components["responses"]["HeadersTooLarge"];
             /** @description The dashboard is not built yet (`npm run setup` builds it). */
             503: {

@@ -68,6 +68,10 @@ export const RESPONSES: Json = {
     description: "The request headers are over 16 KiB. No body; the connection is closed.",
     headers: ttrError,
   },
+  HeadersTimeout: {
+    description: "The request line and headers did not all arrive within 20 seconds. No body; the connection is closed.",
+    headers: ttrError,
+  },
   InternalError: {
     description: "A bug in ttr. Nothing about the request is implied.",
     content: json(ref("InternalErrorError")),
@@ -105,8 +109,9 @@ export function jsonAnswer(description: string, schema: Json, headers?: Json): J
   return headers ? { description, headers, content: json(schema) } : { description, content: json(schema) };
 }
 
-/** 413, 431, 500, 503: what any endpoint that reads a body and the database may answer. */
+/** 408, 431, 500, 503: what any endpoint that reads the database may answer. */
 export const storeAnswers = (): Json => ({
+  "408": response("HeadersTimeout"),
   "431": response("HeadersTooLarge"),
   "500": response("InternalError"),
   "503": response("Unavailable"),

@@ -3,7 +3,7 @@
 import { type Json, jsonAnswer, ref, SECURITY } from "./common.js";
 
 const tags = ["Service"];
-const noBody = { "431": { $ref: "#/components/responses/HeadersTooLarge" } };
+const noBody = { "408": { $ref: "#/components/responses/HeadersTimeout" }, "431": { $ref: "#/components/responses/HeadersTooLarge" } };
 
 /** GET, and HEAD with the same headers and no body. */
 function getAndHead(operationId: string, get: Json): Json {

@@ -20,7 +20,7 @@ const badQuery = errorAnswer(
   "BadRequestError",
 );
 const notFound = errorAnswer("`Trigger not found`.", "NotFoundError");
-const reads = { "431": response("HeadersTooLarge"), "500": response("InternalError"), "503": response("Unavailable") };
+const reads = { "408": response("HeadersTimeout"), "431": response("HeadersTooLarge"), "500": response("InternalError"), "503": response("Unavailable") };
 
 const limit = query("limit", "Page size, 1 to 500; 50 by default.", { type: "string", pattern: "^[0-9]*$" });
 const cursor = query("cursor", "The `nextCursor` of the previous page.");
