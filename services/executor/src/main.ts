@@ -4,7 +4,7 @@
 import { Worker } from "bullmq";
 import { ATTEMPT_QUEUE, ATTEMPTS_PER_JOB, attemptsOfJob } from "@ttr/core";
 import { createPgRunner, dbTakesWrites } from "@ttr/db";
-import { BackgroundWork, createLogger, createRedis, exitWithJsonOnCrash, redisSettingsOf, createRegistry, OutageLog, RepeatLog, redisPing, startOpsServer, within } from "@ttr/platform";
+import { BackgroundWork, createLogger, createRedis, exitWithJsonOnCrash, redisSettingsOf, createRegistry, OutageLog, orAfter, RepeatLog, redisPing, startOpsServer, within } from "@ttr/platform";
 import { type ExecutorEnv, loadEnv } from "./env.js";
 import { createMetrics } from "./metrics.js";
 import { formatSubnet } from "./net-guard.js";
@@ -42,7 +42,9 @@ let started = false;
 const ops = await startOpsServer(env.METRICS_PORT, registry, { postgres: async () => started && (await dbTakesWrites(db)), redis: () => redisPing(redis) });
 // Until the worker runs nothing is in flight: a stop signal while the
 // database is waited for below ends the process at once, with exit 0.
+let stopRequested = false;
 const stopWhileStarting = (signal: string) => {
+  stopRequested = true;
   log.info("shutting down", { signal });
   ops.close();
   void within(1000, redis.quit()).finally(() => process.exit(0));
@@ -52,6 +54,8 @@ process.on("SIGTERM", onStartSignal.SIGTERM);
 process.on("SIGINT", onStartSignal.SIGINT);
 // Without a key, whether one is needed takes the database (waited for if down).
 const refusal = await whileDatabaseDown(dbOutage, () => refuseToStart(db, keys));
+// stopped meanwhile, as the database came back: no worker is made, the exit is under way
+if (stopRequested) await new Promise(() => {});
 if (refusal !== null) {
   log.error(refusal);
   await db.end();
@@ -113,7 +117,8 @@ const vanished = new RepeatLog(log, "queue jobs vanished from Redis while being 
 // BullMQ says "ready" only once, at start, not after a reconnection: the
 // recovery is seen by asking Redis until it answers.
 const redisAnswers = async () => {
-  if (!(await redisPing(redis))) throw new Error("Redis does not answer yet");
+  // a frozen Redis may hold a PING without end: asked again a second later, not piled up
+  if (!(await orAfter(redisPing(redis), 1000, () => false))) throw new Error("Redis does not answer yet");
 };
 worker.on("error", (err) => (/Missing (key|lock) for job/.test(err.message) ? vanished.note(err) : workerOutage.failedUntil(err, redisAnswers)));
 
