@@ -170,7 +170,7 @@ describe("refusals in the dashboard", () => {
     await form.getByLabel("Title").fill("Typed meanwhile");
     await setStatus(id, "queued");
     await waitText(page.locator(".detail-head .badge"), "Queued", 15_000);
-    await waitText(page.getByTestId("edit-gone"), "this trigger became Queued (it was sent): it can no longer be edited");
+    await waitText(page.getByTestId("edit-gone"), "this trigger became Queued (it is about to be sent): it can no longer be edited");
     expect(await form.getByLabel("Title").inputValue()).toBe("Typed meanwhile");
     await form.getByRole("button", { name: "Save changes" }).click();
     await form.locator(".field-error, #t-form-error").first().waitFor();

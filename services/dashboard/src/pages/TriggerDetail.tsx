@@ -81,8 +81,8 @@ function Schedule({ t }: { t: Trigger }) {
  * typed, rather than vanishing with it.
  */
 function editGone(t: Trigger): string {
-  const sent = t.kind === "job" && t.status !== "cancelled" && t.status !== "skipped";
-  return `While you were editing, this trigger became ${statusLabel(t.kind, t.status)}${sent ? " (it was sent)" : ""}: it can no longer be edited, and Save changes would be refused. What you typed stays below until you press Discard.`;
+  const why = t.kind !== "job" ? "" : t.status === "queued" ? " (it is about to be sent)" : ["running", "retrying", "completed"].includes(t.status) ? " (it was sent)" : "";
+  return `While you were editing, this trigger became ${statusLabel(t.kind, t.status)}${why}: it can no longer be edited, and Save changes would be refused. What you typed stays below until you press Discard.`;
 }
 
 const RUNS = 10;
