@@ -133,7 +133,9 @@ it("an executor started while PostgreSQL is down answers /healthz 200 and /ready
     const started = Date.now();
     executor = await rig.start("executor", {}, false);
     const healthy = await until(async () => (await probe(executor, "/healthz"))?.status === 200, 10_000, "/healthz 200 with PostgreSQL down");
-    expect((await probe(executor, "/readyz"))?.json()).toEqual({ status: "unavailable", down: ["postgres"] });
+    expect((await probe(executor, "/readyz"))?.status).toBe(503);
+    // its Redis connection, made at start, may still be on its way on a loaded machine: then both are named, for a moment
+    await until(async () => JSON.stringify((await probe(executor, "/readyz"))?.json()) === JSON.stringify({ status: "unavailable", down: ["postgres"] }), 5000, "/readyz 503 naming postgres alone");
     figure("executor started with PostgreSQL down", "/healthz answered 200 after", (healthy - started) / 1000, "s");
   } finally {
     await rig.pg.start();
