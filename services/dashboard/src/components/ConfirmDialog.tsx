@@ -3,11 +3,13 @@
 // returns to the opener when it closes. Parents mostly unmount the dialog
 // rather than set `open` to false, and the browser only restores focus on
 // close(), so the element focused when it opened is focused again by hand,
-// on close and on unmount alike, if it is still on the page.
+// on close and on unmount alike. When the action removed or disabled it
+// (Delete policy, Replay now), focus goes to the page's main region instead.
 import { type ReactNode, useEffect, useId, useRef, useState } from "react";
+import { focusOrMain } from "../lib/focus";
 
 function refocus(opener: Element | null): void {
-  if (opener instanceof HTMLElement && opener.isConnected && opener !== document.activeElement) opener.focus();
+  if (opener !== null) focusOrMain(opener);
 }
 
 interface Props {

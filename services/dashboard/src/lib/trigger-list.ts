@@ -3,11 +3,13 @@
 // is visible. A refresh reloads the rows already shown (up to the API's 500
 // per page) so statuses move in place without losing the loaded pages. A new
 // filter starts over; answers for an old filter are dropped. A refresh that
-// was out while Load more added a page keeps its rows but not its cursor,
-// which points into the rows already loaded.
+// was out while Load more added a page keeps the added rows (those after its
+// last row, lib/refreshed-rows.ts) but not its cursor, which points into the
+// rows already loaded.
 import { useCallback, useEffect, useRef, useState } from "react";
 import { type TriggerFilter, api, errorText } from "./api";
 import { usePolling } from "./polling";
+import { refreshedRows } from "./refreshed-rows";
 import type { Trigger } from "./types";
 
 export const PAGE = 50;
@@ -51,12 +53,7 @@ export function useTriggerList(filter: TriggerFilter): TriggerList {
     try {
       const page = await api.triggers(JSON.parse(key) as TriggerFilter, limit, null, { background });
       if (current.current !== key) return;
-      setRows((old) => {
-        if (old === null || old.length <= limit) return page.triggers;
-        // Rows beyond what one refresh can reload stay as they were.
-        const fresh = new Set(page.triggers.map((t) => t.id));
-        return [...page.triggers, ...old.slice(limit).filter((t) => !fresh.has(t.id))];
-      });
+      setRows((old) => refreshedRows(old, page.triggers, limit, page.nextCursor === null));
       if (loaded <= MAX_LIMIT && more.current === pages) setCursor(page.nextCursor);
       setError(null);
       setUpdated(new Date());

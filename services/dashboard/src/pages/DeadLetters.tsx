@@ -10,7 +10,9 @@ import { ConfirmDialog } from "../components/ConfirmDialog";
 import { ActionError, ErrorNote, Notice, StatusBadge, Time } from "../components/bits";
 import { api, errorText } from "../lib/api";
 import { visibleTitle } from "../lib/format";
+import { useLoadOrder } from "../lib/load-order";
 import { REFRESH_MS, usePolling } from "../lib/polling";
+import { refreshedRows } from "../lib/refreshed-rows";
 import { Link } from "../lib/router";
 import type { Execution, Trigger } from "../lib/types";
 
@@ -37,6 +39,8 @@ export function DeadLetters() {
   /** bumped by each page Load more adds: a refresh sent before it must not put its older cursor back */
   const more = useRef(0);
   const asked = useRef(new Set<string>());
+  /** the list's refreshes, and each trigger's lookups, in the order they were sent */
+  const order = useLoadOrder();
   const known = useRef<ReadonlyMap<string, Trigger>>(triggers);
   shown.current = rows?.length ?? 0;
   known.current = triggers;
@@ -53,32 +57,35 @@ export function DeadLetters() {
     };
     const wanted = [...new Set(ids)].filter((id) => force || !asked.current.has(id) || !settled(id));
     for (const id of wanted) asked.current.add(id);
-    const found = await Promise.all(wanted.map((id) => api.trigger(id, { background }).then((r) => r.trigger, () => null)));
+    const found = await Promise.all(
+      wanted.map((id) => {
+        const fresh = order.start(id);
+        return api.trigger(id, { background }).then((r) => (fresh() ? r.trigger : null), () => null);
+      }),
+    );
     setTriggers((old) => {
       const next = new Map(old);
       for (const t of found) if (t) next.set(t.id, t);
       return next;
     });
-  }, []);
+  }, [order]);
 
   const refresh = useCallback(async (background = false) => {
     const limit = Math.min(Math.max(shown.current, PAGE), 500);
     const pages = more.current;
+    const fresh = order.start();
     try {
       const page = await api.deadLetters(limit, null, { background });
-      setRows((old) => {
-        if (old === null || old.length <= limit) return page.executions;
-        // Rows beyond what one refresh can reload (or loaded while it was out) stay as they were.
-        const fresh = new Set(page.executions.map((e) => e.id));
-        return [...page.executions, ...old.slice(limit).filter((e) => !fresh.has(e.id))];
-      });
+      if (!fresh()) return;
+      // Rows beyond what one refresh can reload (or loaded while it was out) stay as they were.
+      setRows((old) => refreshedRows(old, page.executions, limit, page.nextCursor === null));
       if (shown.current <= 500 && more.current === pages) setCursor(page.nextCursor);
       setLoadError(null);
       await lookUp(page.executions.map((e) => e.triggerId), false, background);
     } catch (e) {
-      setLoadError(errorText(e));
+      if (fresh()) setLoadError(errorText(e));
     }
-  }, [lookUp]);
+  }, [lookUp, order]);
 
   usePolling(refresh, [refresh]);
 

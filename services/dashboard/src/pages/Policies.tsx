@@ -7,6 +7,7 @@ import { ConfirmDialog } from "../components/ConfirmDialog";
 import { ActionError, ErrorNote, Notice, Time } from "../components/bits";
 import { type Editing, PolicyEditor } from "../components/PolicyEditor";
 import { api, errorText } from "../lib/api";
+import { useLoadOrder } from "../lib/load-order";
 import { summary } from "../lib/policy-form";
 import { usePolling } from "../lib/polling";
 import type { TagPolicy } from "../lib/types";
@@ -28,14 +29,18 @@ export function Policies() {
     document.title = "Tag policies · ttr";
   }, []);
 
+  const order = useLoadOrder();
   const load = useCallback(async (background = false) => {
+    const fresh = order.start();
     try {
-      setPolicies((await api.policies({ background })).tagPolicies);
+      const { tagPolicies } = await api.policies({ background });
+      if (!fresh()) return;
+      setPolicies(tagPolicies);
       setLoadError(null);
     } catch (e) {
-      setLoadError(errorText(e));
+      if (fresh()) setLoadError(errorText(e));
     }
-  }, []);
+  }, [order]);
 
   usePolling(load, [load]);
 

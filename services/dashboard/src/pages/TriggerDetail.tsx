@@ -7,13 +7,16 @@
 import { type ReactNode, useCallback, useEffect, useRef, useState } from "react";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { Executions } from "../components/Executions";
+import { NextRuns } from "../components/NextRuns";
 import { TriggerEditor } from "../components/TriggerEditor";
 import { bodyProblem, canCancel, canEdit, TriggerManage } from "../components/TriggerManage";
 import { ActionError, Body, ErrorNote, HeaderList, Notice, StatusBadge, Tags, Time } from "../components/bits";
 import { ApiError, api, errorText } from "../lib/api";
-import { describeCron, nextRuns } from "../lib/cron";
+import { describeCron } from "../lib/cron";
 import { flash, takeFlash } from "../lib/flash";
-import { fromNow, inZone, KIND_LABELS, shownTitle, statusLabel, utc, utcOffset, viewerZone } from "../lib/format";
+import { focusOrMain } from "../lib/focus";
+import { fromNow, inZone, KIND_LABELS, shownTitle, statusLabel, utc, viewerZone } from "../lib/format";
+import { useLoadOrder } from "../lib/load-order";
 import { usePolling } from "../lib/polling";
 import { Link, navigate } from "../lib/router";
 import { useTriggerList } from "../lib/trigger-list";
@@ -85,55 +88,6 @@ function editGone(t: Trigger): string {
   return `While you were editing, this trigger became ${statusLabel(t.kind, t.status)}${why}: it can no longer be edited, and Save changes would be refused. What you typed stays below until you press Discard.`;
 }
 
-const RUNS = 10;
-
-/**
- * From the pending instance on: a run cancelled on its own, before it, is
- * not coming (docs/concepts.md, recurring trigger states).
- */
-function NextRuns({ cronExpr, tz, pendingAt }: { cronExpr: string; tz: string; pendingAt: string | null }) {
-  const from = Math.max(Date.now(), pendingAt === null ? 0 : Date.parse(pendingAt) - 1);
-  const runs = nextRuns(cronExpr, tz, RUNS, new Date(from));
-  return (
-    <section className="card" aria-labelledby="runs-h">
-      <h2 id="runs-h">Next {RUNS} runs</h2>
-      {runs.length === 0 ? (
-        <p className="muted">The next runs cannot be computed for this expression.</p>
-      ) : (
-        <div className="table-wrap">
-          <table className="table compact nowrap" data-testid="next-runs">
-            <thead>
-              <tr>
-                <th scope="col">In {tz}</th>
-                <th scope="col">UTC offset</th>
-                <th scope="col">UTC</th>
-                {viewerZone !== tz && <th scope="col">Your time ({viewerZone})</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {runs.map((d, i) => {
-                const offset = utcOffset(d, tz);
-                const before = i > 0 ? utcOffset(runs[i - 1]!, tz) : offset;
-                return (
-                  <tr key={d.getTime()} data-offset={offset}>
-                    <td>{inZone(d, tz, true)}</td>
-                    <td>
-                      {offset}
-                      {offset !== before && <span className="badge offset-change">changed from {before}</span>}
-                    </td>
-                    <td>{utc(d.toISOString())}</td>
-                    {viewerZone !== tz && <td>{inZone(d, viewerZone, true)}</td>}
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
-    </section>
-  );
-}
-
 function Instances({ generatorId }: { generatorId: string }) {
   const list = useTriggerList({ generatorId });
   return (
@@ -177,15 +131,20 @@ export function TriggerDetail({ id }: { id: string }) {
   const [version, setVersion] = useState(0);
   const editButton = useRef<HTMLButtonElement>(null);
 
+  const order = useLoadOrder();
   const load = useCallback(async (background = false) => {
+    const fresh = order.start();
     try {
-      setData(await api.trigger(id, { background }));
+      const answer = await api.trigger(id, { background });
+      if (!fresh()) return;
+      setData(answer);
       setLoadError(null);
     } catch (e) {
+      if (!fresh()) return;
       if (e instanceof ApiError && e.status === 404) setMissing(true);
       else setLoadError(errorText(e));
     }
-  }, [id]);
+  }, [id, order]);
 
   usePolling(load, [load]);
 
@@ -224,13 +183,14 @@ export function TriggerDetail({ id }: { id: string }) {
     setVersion((v) => v + 1);
     setNotice(r.kind === "generator" ? `Changes saved. The next run is ${utc(r.scheduledAt)}.` : `Changes saved. It is sent at ${utc(r.scheduledAt)}.`);
     await load();
-    requestAnimationFrame(() => editButton.current?.focus());
+    requestAnimationFrame(() => focusOrMain(editButton.current));
   };
 
   const cancelled = async (problem: string | null) => {
     setNotice(problem === null ? "Trigger cancelled. It will not be sent." : null);
     setActionError(problem === null ? null : `Cancelling failed: ${problem}`);
-    setEditing(false);
+    // A refused cancel leaves an open Edit form as it is, with what was typed.
+    if (problem === null) setEditing(false);
     setVersion((v) => v + 1);
     await load();
   };
@@ -317,7 +277,7 @@ export function TriggerDetail({ id }: { id: string }) {
           onSaved={saved}
           onCancel={() => {
             setEditing(false);
-            requestAnimationFrame(() => editButton.current?.focus());
+            requestAnimationFrame(() => focusOrMain(editButton.current));
           }}
         />
       )}
