@@ -7,8 +7,10 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { type BrowserContext, chromium, type Locator, type Page } from "playwright-core";
+import { type BrowserContext, chromium, type Locator, type Page, type Request, type Route } from "playwright-core";
 import { createUser } from "@ttr/db";
+import { afterAll, beforeAll } from "vitest";
+import { startApi, type TestApi } from "../support/api.js";
 import { startSystem, type System } from "../support/system.js";
 import { startTarget, type Target } from "../support/target.js";
 
@@ -160,6 +162,57 @@ export async function signedInBrowser(api: { db: Parameters<typeof createUser>[0
     await browser.close();
     throw err;
   }
+}
+
+/**
+ * For a file's tests: the api in-process and a browser signed in to its
+ * dashboard as `<name>@example.com`, started before them and closed after;
+ * `started` hands both over.
+ */
+export function useSignedInApi(name: string, started: (api: TestApi, browser: Browser) => void): void {
+  let api: TestApi | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    api = await startApi();
+    browser = await signedInBrowser(api, name);
+    started(api, browser);
+  }, 90_000);
+  afterAll(async () => {
+    await browser?.close();
+    await api?.close();
+  });
+}
+
+/**
+ * Holds the page's next timed refresh (a GET marked X-TTR-Background) whose
+ * URL `matches`, until `release`: unsent, or with `answered`, answered by
+ * the server and kept from the page. `sent` settles once it is held (with
+ * `answered`, once the server's answer is in), `back` once its answer has
+ * reached the page; `stop` lets later refreshes through untouched.
+ */
+export async function holdRefresh(page: Page, matches: (url: URL) => boolean, opts: { answered?: boolean } = {}) {
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let markSent = () => {};
+  const sent = new Promise<void>((resolve) => {
+    markSent = resolve;
+  });
+  const timed = (r: Request) => r.method() === "GET" && r.headers()["x-ttr-background"] === "1";
+  let done = false;
+  const handler = async (route: Route) => {
+    if (done || !timed(route.request())) return route.continue();
+    done = true;
+    const answer = opts.answered ? await route.fetch() : undefined;
+    markSent();
+    await held;
+    return answer ? route.fulfill({ response: answer }) : route.continue();
+  };
+  await page.route(matches, handler);
+  const back = page.waitForResponse((r) => matches(new URL(r.url())) && timed(r.request()), { timeout: 30_000 });
+  back.catch(() => {}); // awaited by the tests that need it
+  return { sent, back, release: () => release(), stop: () => page.unroute(matches, handler) };
 }
 
 export interface SignedInDashboard {

@@ -4,28 +4,22 @@
 // (Escape, Cancel, Confirm), and Pause or Resume on a policy keeps focus on
 // its button while the call is out, rather than dropping it to the page.
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startApi, type TestApi } from "../support/api.js";
+import { describe, expect, it } from "vitest";
+import type { TestApi } from "../support/api.js";
 import { seedExecution, seedTrigger } from "../support/session.js";
-import { type Browser, signedInBrowser, waitText } from "./browser.js";
+import { type Browser, useSignedInApi, waitText } from "./browser.js";
 
 let api: TestApi;
 let browser: Browser;
 let page: Page;
+useSignedInApi("focus", (a, b) => {
+  api = a;
+  browser = b;
+  page = b.page;
+});
 const T = 60_000;
 const dashboard = (p = "") => `${api.base}/dashboard${p}`;
 const key = () => ({ "ttr-api-key": api.apiKey, "Content-Type": "application/json" });
-
-beforeAll(async () => {
-  api = await startApi();
-  browser = await signedInBrowser(api, "focus");
-  page = browser.page;
-}, 90_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await api?.close();
-});
 
 /** The focused element's text and tag, e.g. "BUTTON Replay now". */
 const focused = () => page.evaluate(() => `${document.activeElement?.tagName} ${document.activeElement?.textContent?.trim()}`);

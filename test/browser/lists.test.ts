@@ -10,7 +10,7 @@ import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApi, type TestApi } from "../support/api.js";
 import { seedExecution, seedTrigger } from "../support/session.js";
-import { type Browser, signedInBrowser, waitText } from "./browser.js";
+import { type Browser, holdRefresh, signedInBrowser, waitText } from "./browser.js";
 
 let api: TestApi;
 let browser: Browser;
@@ -112,34 +112,6 @@ describe("the dashboard's lists", () => {
 });
 
 /**
- * Holds the page's next timed refresh of `path` (a GET without a cursor,
- * marked X-TTR-Background) until `release` is called; `out` settles once it
- * has been sent, `back` once its answer has reached the page.
- */
-async function holdNextRefresh(path: string): Promise<{ out: Promise<void>; back: Promise<unknown>; release: () => void }> {
-  let release = () => {};
-  const held = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  let sent = () => {};
-  const out = new Promise<void>((resolve) => {
-    sent = resolve;
-  });
-  let done = false;
-  const matches = (url: URL) => url.pathname === path && !url.searchParams.has("cursor");
-  await page.route(matches, async (route) => {
-    if (!done && route.request().headers()["x-ttr-background"] === "1") {
-      done = true;
-      sent();
-      await held;
-    }
-    await route.continue();
-  });
-  const back = page.waitForResponse((r) => matches(new URL(r.url())) && r.request().headers()["x-ttr-background"] === "1", { timeout: 20_000 });
-  return { out, back, release };
-}
-
-/**
  * Clicks Load more while a timed refresh is held, lets the refresh end after
  * the page came, then clicks Load more again and gives the rows shown then:
  * well before the next refresh (5 s on), which would mend the list by itself.
@@ -147,8 +119,8 @@ async function holdNextRefresh(path: string): Promise<{ out: Promise<void>; back
 async function loadMoreDuringRefresh(path: string, rows: Locator, more: Locator): Promise<string[]> {
   await waitText(more, "Load more");
   expect(await rows.count()).toBe(50);
-  const refresh = await holdNextRefresh(path);
-  await refresh.out;
+  const refresh = await holdRefresh(page, (url) => url.pathname === path && !url.searchParams.has("cursor"));
+  await refresh.sent;
   await more.click();
   await page.waitForFunction((n) => document.querySelectorAll("[data-testid$=-row]").length >= n, 100);
   refresh.release();

@@ -2,57 +2,24 @@
 // overlap, in a real browser on rows written straight to the tables (the api
 // alone). A timed refresh is made to answer late by holding its answer on
 // the way (page.route): the server has answered, the page has not seen it.
-import type { Page, Route } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startApi, type TestApi } from "../support/api.js";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import type { TestApi } from "../support/api.js";
 import { seedExecution, seedTrigger } from "../support/session.js";
-import { type Browser, signedInBrowser, waitText } from "./browser.js";
+import { holdRefresh, useSignedInApi, waitText } from "./browser.js";
 
 let api: TestApi;
-let browser: Browser;
 let page: Page;
+useSignedInApi("races", (a, b) => {
+  api = a;
+  page = b.page;
+});
 const T = 90_000;
 const dashboard = (p = "") => `${api.base}/dashboard${p}`;
 const key = () => ({ "ttr-api-key": api.apiKey, "Content-Type": "application/json" });
 
-beforeAll(async () => {
-  api = await startApi();
-  browser = await signedInBrowser(api, "races");
-  page = browser.page;
-}, 90_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await api?.close();
-});
-
-/**
- * Holds the answer of the next timed refresh (a GET with X-TTR-Background)
- * of `path` matching `pick`: `fetched` settles once the server has answered,
- * and the page gets the answer only on `release`.
- */
-async function holdRefresh(path: string, pick: (u: URL) => boolean = () => true) {
-  let release = () => {};
-  const held = new Promise<void>((r) => (release = r));
-  let got = () => {};
-  const fetched = new Promise<void>((r) => (got = r));
-  let done = false;
-  const match = (u: URL) => u.pathname === path;
-  const handler = async (route: Route) => {
-    const r = route.request();
-    if (!done && r.method() === "GET" && r.headers()["x-ttr-background"] === "1" && pick(new URL(r.url()))) {
-      done = true;
-      const res = await route.fetch();
-      got();
-      await held;
-      await route.fulfill({ response: res });
-      return;
-    }
-    await route.continue();
-  };
-  await page.route(match, handler);
-  return { fetched, release: () => release(), stop: () => page.unroute(match, handler) };
-}
+/** Holds the answer of the next timed refresh of `path` matching `pick`, as the server gave it. */
+const holdAnswer = (path: string, pick: (url: URL) => boolean = () => true) => holdRefresh(page, (url) => url.pathname === path && pick(url), { answered: true });
 
 /** The id of the focused element, "BODY" when focus fell to the page. */
 const focusedId = () => page.evaluate(() => (document.activeElement === document.body ? "BODY" : document.activeElement?.id ?? ""));
@@ -71,8 +38,8 @@ describe("a refresh answered before an action but arriving after it", () => {
     await page.goto(dashboard("/tag-policies"));
     const card = page.locator('[data-testid=policy][data-tag="race-pause"]');
     await card.waitFor();
-    const held = await holdRefresh("/tag-policies");
-    await held.fetched;
+    const held = await holdAnswer("/tag-policies");
+    await held.sent;
     await card.getByRole("button", { name: "Pause race-pause" }).click();
     await waitText(page.getByRole("status"), "is paused");
     await card.getByRole("button", { name: "Resume race-pause" }).waitFor();
@@ -88,8 +55,8 @@ describe("a refresh answered before an action but arriving after it", () => {
     await page.goto(dashboard(`/triggers/${id}`));
     const replay = page.getByRole("button", { name: "Replay now" });
     await replay.waitFor();
-    const held = await holdRefresh(`/triggers/${id}`);
-    await held.fetched;
+    const held = await holdAnswer(`/triggers/${id}`);
+    await held.sent;
     await replay.click();
     await page.getByRole("dialog").getByRole("button", { name: "Replay now" }).click();
     await waitText(page.getByRole("status"), "is queued");
@@ -111,8 +78,8 @@ describe("a refresh answered before an action but arriving after it", () => {
     await page.goto(dashboard("/dead-letters"));
     const rows = page.locator("[data-testid=dead-letter-row]");
     await waitText(rows, "Race dead 2");
-    const held = await holdRefresh("/executions");
-    await held.fetched;
+    const held = await holdAnswer("/executions");
+    await held.sent;
     await page.getByLabel("Tag").fill("race-dead");
     await page.getByRole("button", { name: "Discard…" }).click();
     await page.getByRole("dialog").getByRole("button", { name: "Confirm" }).click();
@@ -134,8 +101,8 @@ describe("Load more while a refresh is out, with rows created at the top meanwhi
     await rows.first().waitFor();
     const fresh: string[] = [];
     for (let i = 0; i < 3; i++) fresh.unshift(await seedTrigger(api, api.projectId, { title: `Edge new ${i}`, tags: ["edge"], createdAt: new Date(Date.now() - 3 + i) }));
-    const held = await holdRefresh("/triggers", (u) => !u.searchParams.has("cursor"));
-    await held.fetched;
+    const held = await holdAnswer("/triggers", (u) => !u.searchParams.has("cursor"));
+    await held.sent;
     await page.getByRole("button", { name: "Load more" }).click();
     await page.waitForFunction(() => document.querySelectorAll("[data-testid=trigger-row]").length === 100);
     held.release();

@@ -9,28 +9,22 @@
 // the dashboard's own refusal: New policy for a tag that has one already;
 // and an Edit form kept, with what was typed, when its trigger is sent meanwhile.
 import type { Page, Response } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startApi, type TestApi } from "../support/api.js";
+import { describe, expect, it } from "vitest";
+import type { TestApi } from "../support/api.js";
 import { seedExecution, seedTrigger } from "../support/session.js";
-import { axeViolations, type Browser, recordCalls, signedInBrowser, waitText } from "./browser.js";
+import { axeViolations, type Browser, useSignedInApi, recordCalls, waitText } from "./browser.js";
 
 let api: TestApi;
 let browser: Browser;
 let page: Page;
+useSignedInApi("refusals", (a, b) => {
+  api = a;
+  browser = b;
+  page = b.page;
+});
 const T = 60_000;
 const dashboard = (p = "") => `${api.base}/dashboard${p}`;
 const key = () => ({ "ttr-api-key": api.apiKey, "Content-Type": "application/json" });
-
-beforeAll(async () => {
-  api = await startApi();
-  browser = await signedInBrowser(api, "refusals");
-  page = browser.page;
-}, 90_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await api?.close();
-});
 
 /**
  * Runs `change` when the page sends its `method` request to `path`, and

@@ -4,27 +4,21 @@
 // does not; and a failed sign-out's message does not outlive the moment
 // (docs/dashboard.md).
 import type { Page, Request } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startApi, type TestApi } from "../support/api.js";
-import { type Browser, signedInBrowser, waitText } from "./browser.js";
+import { describe, expect, it } from "vitest";
+import type { TestApi } from "../support/api.js";
+import { type Browser, holdRefresh, useSignedInApi, waitText } from "./browser.js";
 
 let api: TestApi;
 let browser: Browser;
 let page: Page;
+useSignedInApi("session", (a, b) => {
+  api = a;
+  browser = b;
+  page = b.page;
+});
 const T = 60_000;
 const dashboard = (p = "") => `${api.base}/dashboard${p}`;
 const key = () => ({ "ttr-api-key": api.apiKey, "Content-Type": "application/json" });
-
-beforeAll(async () => {
-  api = await startApi();
-  browser = await signedInBrowser(api, "session");
-  page = browser.page;
-}, 90_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await api?.close();
-});
 
 const background = (r: Request) => r.headers()["x-ttr-background"] === "1";
 
@@ -37,33 +31,15 @@ describe("the session", () => {
     const card = page.locator('[data-testid=policy][data-tag="while-refreshing"]');
     await card.waitFor();
 
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let sent = () => {};
-    const out = new Promise<void>((resolve) => {
-      sent = resolve;
-    });
-    const list = (url: URL) => url.pathname === "/tag-policies";
-    let done = false;
-    await page.route(list, async (route) => {
-      if (!done && route.request().method() === "GET" && background(route.request())) {
-        done = true;
-        sent();
-        await held;
-      }
-      await route.continue();
-    });
-    await out;
+    const held = await holdRefresh(page, (url) => url.pathname === "/tag-policies");
+    await held.sent;
     const put = page.waitForRequest((r) => r.method() === "PUT" && new URL(r.url()).pathname === `/tag-policies/${id}`);
     await card.getByRole("button", { name: "Pause while-refreshing" }).click();
     expect(background(await put)).toBe(false);
     await waitText(page.getByRole("status"), "“while-refreshing” is paused");
-    const back = page.waitForResponse((r) => list(new URL(r.url())) && background(r.request()));
-    release();
-    await back;
-    await page.unroute(list);
+    held.release();
+    await held.back;
+    await held.stop();
   }, T);
 
   it("a failed sign-out's message is cleared by going to another page, and Dismiss takes it away", async () => {
