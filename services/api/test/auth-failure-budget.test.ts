@@ -2,7 +2,7 @@
 // credentials from that address are answered 429 unread until its minute
 // ends; other addresses, loopback and requests without credentials go on.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AuthFailureBudget, isLoopback } from "../src/auth/failure-budget.js";
+import { AuthFailureBudget, clientBucket, isLoopback } from "../src/auth/failure-budget.js";
 import { startApi, type TestApi } from "../../../test/support/api.js";
 
 describe("AuthFailureBudget", () => {
@@ -29,6 +29,24 @@ describe("AuthFailureBudget", () => {
     const budget = new AuthFailureBudget(2);
     for (let i = 0; i < 2; i++) budget.failed("127.0.0.9", false);
     expect(budget.retryAfter("127.0.0.9")).toBe(60);
+  });
+
+  it("counts an IPv6 client by its /64: moving between its addresses gains no budget", () => {
+    const budget = new AuthFailureBudget(3);
+    for (const address of ["2001:db8:1:2::1", "2001:db8:1:2::2", "2001:DB8:1:2:ffff::9"]) budget.failed(address);
+    expect(budget.retryAfter("2001:db8:1:2::77")).toBe(60);
+    expect(budget.retryAfter("2001:db8:1:3::1")).toBe(0);
+  });
+
+  it("knows an address's bucket: IPv4 alone, IPv6 by its /64, written any way", () => {
+    expect(["203.0.113.7", "::ffff:203.0.113.7"].map(clientBucket)).toEqual(["203.0.113.7", "203.0.113.7"]);
+    expect(["2001:db8::1", "2001:0db8:0000:0000:1::", "2001:db8:0:0:ffff:ffff:ffff:ffff", "::ffff:0:1.2.3.4"].map(clientBucket)).toEqual([
+      "2001:db8:0:0::/64",
+      "2001:db8:0:0::/64",
+      "2001:db8:0:0::/64",
+      "0:0:0:0::/64",
+    ]);
+    expect(["fe80::1%eth0", "unknown", ""].map(clientBucket)).toEqual(["fe80:0:0:0::/64", "unknown", ""]);
   });
 
   it("0 switches it off", () => {

@@ -31,6 +31,33 @@ export function isLoopback(address: string): boolean {
 }
 
 /**
+ * What an address counts as for the budgets of failures and sign-ins: an
+ * IPv4 address (IPv4-mapped ones included) alone, an IPv6 address by its
+ * /64, the block one subscriber or host is usually given, so that moving
+ * between its addresses gains no budget.
+ */
+export function clientBucket(address: string): string {
+  const plain = address.startsWith("::ffff:") && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
+  if (isIP(plain) !== 6) return plain;
+  const [head = "", tail] = plain.split("::");
+  const groups = (text: string | undefined) => (text ? text.split(":").flatMap(hextets) : []);
+  const left = groups(head);
+  const right = groups(tail);
+  const all = tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill("0"), ...right];
+  return `${all
+    .slice(0, 4)
+    .map((h) => Number.parseInt(h, 16).toString(16))
+    .join(":")}::/64`;
+}
+
+/** One group of an IPv6 address as hextets: an IPv4 tail (`1.2.3.4`) is two. */
+function hextets(group: string): string[] {
+  if (!group.includes(".")) return [group];
+  const [a = 0, b = 0, c = 0, d = 0] = group.split(".").map(Number);
+  return [((a << 8) | b).toString(16), ((c << 8) | d).toString(16)];
+}
+
+/**
  * The operations that read credentials, as express routes: the budget guards
  * exactly these (a route added must be listed; a test compares this list
  * with the OpenAPI document). Any other method or path, such as POST
@@ -76,11 +103,12 @@ export class AuthFailureBudget {
 
   /** Seconds until the address may try again; 0 when it may now. */
   retryAfter(address: string): number {
-    const w = this.windows.get(address);
+    const bucket = clientBucket(address);
+    const w = this.windows.get(bucket);
     if (w === undefined || w.failures < this.perMinute) return 0;
     const left = w.startedAt + WINDOW_MS - this.now();
     if (left > 0) return Math.ceil(left / 1000);
-    this.windows.delete(address);
+    this.windows.delete(bucket);
     return 0;
   }
 
@@ -93,11 +121,12 @@ export class AuthFailureBudget {
   failed(address: string, viaLoopback = isLoopback(address)): void {
     if (this.perMinute === 0 || (isLoopback(address) && viaLoopback)) return;
     const now = this.now();
-    let w = this.windows.get(address);
+    const bucket = clientBucket(address);
+    let w = this.windows.get(bucket);
     if (w === undefined || now - w.startedAt >= WINDOW_MS) {
       if (this.windows.size >= TIDY_AT) this.tidy(now);
       w = { startedAt: now, failures: 0 };
-      this.windows.set(address, w);
+      this.windows.set(bucket, w);
     }
     w.failures++;
   }

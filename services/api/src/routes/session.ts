@@ -5,6 +5,7 @@ import Joi from "joi";
 import { ApiError, badRequest, hashPassword, MAX_PASSWORD_LENGTH, newSessionToken, passwordNeedsRehash, sha256Hex, storableText, tooManyRequests, unauthorized, verifyPassword } from "@ttr/core";
 import { createSession, deleteSession, findUserByEmail, rehashPassword } from "@ttr/db";
 import type { Deps } from "../deps.js";
+import { clientBucket } from "../auth/failure-budget.js";
 import { LoginThrottle } from "../auth/login-limit.js";
 import { refuseCrossSite, requireSession, SESSION_COOKIE, SESSION_LIFETIMES, sessionToken } from "../auth/session.js";
 import { readBody } from "../http/body.js";
@@ -62,7 +63,8 @@ export function sessionRoutes(deps: Deps): express.Router {
     refuseCrossSite(req);
     const email = (value.email as string).toLowerCase();
 
-    const address = req.ip ?? "unknown";
+    // an IPv6 client by its /64, as the failed-authentication budget counts it
+    const address = clientBucket(req.ip ?? "unknown");
     const waitSeconds = await throttle.attempt(email, address);
     if (waitSeconds > 0) {
       res.set("Retry-After", String(waitSeconds));
