@@ -8,3 +8,4 @@ export { type HostPort, parseHostPorts, type RedisSettings, redisOptions, redisS
 export { admit, markStarted, markEnded, markDropped, restoreTag, MAX_WINDOW_MS, DEFAULT_LOG_CAP, type TagLimit, type AdmissionCandidate } from "./admission.js";
 export { Batcher, type BatcherOptions, KeyedBatchers } from "./batcher.js";
 export { BackgroundWork } from "./background.js";
+export { expandIPv6 } from "./ipv6.js";

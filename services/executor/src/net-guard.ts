@@ -19,6 +19,7 @@ import http from "node:http";
 import https from "node:https";
 import net from "node:net";
 import type { Duplex } from "node:stream";
+import { expandIPv6 } from "@ttr/platform";
 
 /**
  * Not globally reachable: the IANA special-purpose registries' entries
@@ -129,26 +130,6 @@ function nat64Embedded(ip: string): string | null {
   const hi = groups[6]!;
   const lo = groups[7]!;
   return `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
-}
-
-/** Eight 16-bit groups of a valid IPv6 address (net.isIP already said it is one). */
-function expandIPv6(ip: string): number[] | null {
-  let text = ip;
-  const tail: number[] = [];
-  const lastColon = text.lastIndexOf(":");
-  if (text.includes(".", lastColon)) {
-    const octets = text.slice(lastColon + 1).split(".").map(Number);
-    tail.push((octets[0]! << 8) | octets[1]!, (octets[2]! << 8) | octets[3]!);
-    text = `${text.slice(0, lastColon + 1)}0`; // placeholder group, dropped below
-  }
-  const [left = "", right] = text.split("::");
-  const parse = (part: string) => (part === "" ? [] : part.split(":").map((g) => Number.parseInt(g, 16)));
-  const head = parse(left);
-  const rest = right === undefined ? [] : parse(right);
-  if (tail.length > 0) (rest.length > 0 ? rest : head).pop();
-  const missing = 8 - head.length - rest.length - tail.length;
-  if (missing < 0 || (right === undefined && missing !== 0)) return null;
-  return [...head, ...new Array<number>(missing).fill(0), ...rest, ...tail];
 }
 
 function blockedError(target: string): NodeJS.ErrnoException {

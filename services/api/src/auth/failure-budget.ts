@@ -15,6 +15,7 @@
 import { isIP } from "node:net";
 import type { NextFunction, Request, Response } from "express";
 import { ApiError } from "@ttr/core";
+import { expandIPv6 } from "@ttr/platform";
 
 const WINDOW_MS = 60_000;
 /** Past this many addresses tracked, windows that have ended are dropped. */
@@ -39,22 +40,9 @@ export function isLoopback(address: string): boolean {
 export function clientBucket(address: string): string {
   const plain = address.startsWith("::ffff:") && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
   if (isIP(plain) !== 6) return plain;
-  const [head = "", tail] = plain.split("::");
-  const groups = (text: string | undefined) => (text ? text.split(":").flatMap(hextets) : []);
-  const left = groups(head);
-  const right = groups(tail);
-  const all = tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill("0"), ...right];
-  return `${all
-    .slice(0, 4)
-    .map((h) => Number.parseInt(h, 16).toString(16))
-    .join(":")}::/64`;
-}
-
-/** One group of an IPv6 address as hextets: an IPv4 tail (`1.2.3.4`) is two. */
-function hextets(group: string): string[] {
-  if (!group.includes(".")) return [group];
-  const [a = 0, b = 0, c = 0, d = 0] = group.split(".").map(Number);
-  return [((a << 8) | b).toString(16), ((c << 8) | d).toString(16)];
+  // a zone (fe80::1%eth0) names the host's interface, not part of the address
+  const groups = expandIPv6(plain.split("%")[0]!.toLowerCase());
+  return groups === null ? plain : `${groups.slice(0, 4).map((g) => g.toString(16)).join(":")}::/64`;
 }
 
 /**
