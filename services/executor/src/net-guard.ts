@@ -207,13 +207,19 @@ class GuardedHttpsAgent extends https.Agent {
 /**
  * Idle pooled sockets are closed after 4 s, under the 5 s keep-alive of
  * common servers (Node's included), so a reused socket is rarely one the
- * target is closing at that moment (which would surface as a Transport error).
+ * target is closing at that moment. Targets that close sooner without
+ * saying so (gunicorn after 2 s, some proxies after 1 s) still race a
+ * request onto a dying socket: send.ts then sends it again on a new one.
  */
 const AGENT_OPTIONS: http.AgentOptions = { keepAlive: true, timeout: 4_000, scheduling: "lifo" };
+/** Agents that open a new connection for every request and keep none. */
+const SINGLE_USE_OPTIONS: http.AgentOptions = { keepAlive: false };
 
 export interface AgentPair {
   http: http.Agent;
   https: https.Agent;
+  /** Same guard, never reusing a connection: for a request sent again after its pooled connection died. */
+  singleUse: { http: http.Agent; https: https.Agent };
 }
 
 interface Guard {
@@ -232,7 +238,9 @@ function guardOf(allow: readonly Subnet[]): Guard {
     const policy = new AddressPolicy(allow);
     const lookup = vetted(policy);
     const options = { ...AGENT_OPTIONS, lookup };
-    guard = { policy, lookup, agents: { http: new GuardedHttpAgent(policy, options), https: new GuardedHttpsAgent(policy, options) } };
+    const single = { ...SINGLE_USE_OPTIONS, lookup };
+    const singleUse = { http: new GuardedHttpAgent(policy, single), https: new GuardedHttpsAgent(policy, single) };
+    guard = { policy, lookup, agents: { http: new GuardedHttpAgent(policy, options), https: new GuardedHttpsAgent(policy, options), singleUse } };
     guards.set(key, guard);
   }
   return guard;
@@ -248,7 +256,11 @@ export function vettedLookup(hostname: string, options: dns.LookupOptions, callb
   guardOf(allow).lookup(hostname, options, callback);
 }
 
-export const openAgents: AgentPair = { http: new http.Agent(AGENT_OPTIONS), https: new https.Agent(AGENT_OPTIONS) };
+export const openAgents: AgentPair = {
+  http: new http.Agent(AGENT_OPTIONS),
+  https: new https.Agent(AGENT_OPTIONS),
+  singleUse: { http: new http.Agent(SINGLE_USE_OPTIONS), https: new https.Agent(SINGLE_USE_OPTIONS) },
+};
 
 /** Keep-alive agents that refuse blocked addresses, `allow` being the ranges let through. */
 export function guardedAgents(allow: readonly Subnet[] = []): AgentPair {
@@ -258,7 +270,6 @@ export function guardedAgents(allow: readonly Subnet[] = []): AgentPair {
 /** Closes every pooled socket (process shutdown, end of a test file). */
 export function destroyAgents(): void {
   for (const pair of [openAgents, ...[...guards.values()].map((g) => g.agents)]) {
-    pair.http.destroy();
-    pair.https.destroy();
+    for (const agent of [pair.http, pair.https, pair.singleUse.http, pair.singleUse.https]) agent.destroy();
   }
 }

@@ -11,10 +11,10 @@
 // With a raw array Node adds no Host and computes no Content-Length, so both
 // are written here.
 import { randomFillSync } from "node:crypto";
-import http, { type IncomingMessage } from "node:http";
+import http, { type ClientRequest, type IncomingMessage } from "node:http";
 import https from "node:https";
 import type { Duplex } from "node:stream";
-import got, { type Got, type HandlerFunction, type Method, type Options, type RequestFunction } from "got";
+import got, { type Got, type HandlerFunction, type Method, type Options, type Request, type RequestFunction } from "got";
 import { type AgentPair, guardedAgents, openAgents, type Subnet } from "./net-guard.js";
 import { type AttemptResult, errorMessages } from "./outcome.js";
 
@@ -196,14 +196,25 @@ function isPlainConnectionValue(value: string): boolean {
  * Sends exactly the given method and header lines. got's native options are
  * not passed on: they carry its headers, and every other field is a default
  * (copying the ~40 of them cost more CPU than the rest of the attempt).
+ * `onRequest` gets Node's request (to tell whether it went out on a pooled
+ * connection); `singleUse` sends it on a connection of its own.
  */
-function rawRequest(method: string, headers: string[], agents: AgentPair, onHandOver: (response: IncomingMessage) => void): RequestFunction {
+function rawRequest(
+  method: string,
+  headers: string[],
+  agents: AgentPair,
+  singleUse: boolean,
+  onRequest: (request: ClientRequest) => void,
+  onHandOver: (response: IncomingMessage) => void,
+): RequestFunction {
   return (url, _gotOptions, callback) => {
     const options = { method, headers, maxHeaderSize: MAX_RESPONSE_HEADER_BYTES };
+    const pair = singleUse ? agents.singleUse : agents;
     const request =
       url.protocol === "https:"
-        ? https.request(url, { ...options, agent: agents.https }, callback)
-        : http.request(url, { ...options, agent: agents.http }, callback);
+        ? https.request(url, { ...options, agent: pair.https }, callback)
+        : http.request(url, { ...options, agent: pair.http }, callback);
+    onRequest(request);
     // A 101 answer, or a 2xx to a CONNECT, hands the connection over: Node
     // emits it here, not as a response, and got would wait for one until
     // the timeout. It is the target's answer (with no body); the
@@ -219,6 +230,19 @@ function rawRequest(method: string, headers: string[], agents: AgentPair, onHand
     request.maxHeadersCount = 0;
     return request;
   };
+}
+
+/**
+ * A target may close an idle keep-alive connection just as a request is
+ * written to it; the request then fails with a reset or a broken pipe before
+ * any answer. Browsers and curl send such a request again on a new
+ * connection, and so does ttr, once (a request may arrive twice, per the
+ * delivery promise in docs/concepts.md).
+ */
+function diedWhilePooled(request: ClientRequest | undefined, err: Error): boolean {
+  if (request?.reusedSocket !== true) return false;
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === "ECONNRESET" || code === "EPIPE";
 }
 
 /** Lowercase names, repeated headers joined with `, ` (docs/concepts.md), from the raw lines. */
@@ -283,16 +307,18 @@ function attempt(
   const keptChunks: Buffer[] = [];
 
   const agents = opts.blockPrivateNetworks ? guardedAgents(opts.allowNetworks) : openAgents;
-  // got only uses the method for its own bookkeeping; rawRequest sends it verbatim.
   const handedOver = (response: IncomingMessage) => {
     settle({ kind: "response", status: response.statusCode ?? 101, headers: responseHeaders(response.rawHeaders), body: "", size: 0 });
     stream.destroy();
   };
-  const stream = client.stream(url, { method: method as Method, request: rawRequest(method, headers, agents, handedOver) });
+  // Node's request under the current stream; a resend replaces both.
+  let request: ClientRequest | undefined;
+  let stream = open(false);
 
   // One deadline covers connecting, sending and waiting for status and
-  // headers, not the body (docs/concepts.md, timeouts). A timer that destroys the
-  // stream does what an AbortController would, with nothing to allocate.
+  // headers, not the body (docs/concepts.md, timeouts), a resend included.
+  // A timer that destroys the stream does what an AbortController would,
+  // with nothing to allocate.
   let timer = setTimeout(() => {
     settle(networkFailure(errorMessages.timeout(timeoutSeconds), "timed out", true));
     stream.destroy();
@@ -328,19 +354,58 @@ function attempt(
     return { kind: "response", status, headers: headersSeen, body: utf8.decode(first), size };
   }
 
-  stream.on("response", (response: IncomingMessage) => {
-    message = response;
-    clearTimeout(timer);
-    status = response.statusCode ?? 0;
-    headersSeen = responseHeaders(response.rawHeaders);
-    // A body still arriving when the reaper may close the attempt is dropped:
-    // the attempt is then left to the reaper like any unrecordable response.
-    const reapAt = startedAt + (timeoutSeconds + (opts.reapGraceSeconds ?? DEFAULT_REAP_GRACE_SECONDS)) * 1000;
-    timer = setTimeout(() => {
-      settle({ kind: "unrecordable", status });
-      stream.destroy();
-    }, reapAt - Date.now());
-  });
+  /** Sends the request: on a pooled connection, or (`singleUse`) on one of its own. */
+  function open(singleUse: boolean): Request {
+    // got only uses the method for its own bookkeeping; rawRequest sends it verbatim.
+    const onRequest = (r: ClientRequest) => (request = r);
+    const s = client.stream(url, { method: method as Method, request: rawRequest(method, headers, agents, singleUse, onRequest, handedOver) });
+    // Events of a stream given up for a resend are ignored.
+    const current = () => s === stream && !settled;
+
+    s.on("response", (response: IncomingMessage) => {
+      if (!current()) return;
+      message = response;
+      clearTimeout(timer);
+      status = response.statusCode ?? 0;
+      headersSeen = responseHeaders(response.rawHeaders);
+      // A body still arriving when the reaper may close the attempt is dropped:
+      // the attempt is then left to the reaper like any unrecordable response.
+      const reapAt = startedAt + (timeoutSeconds + (opts.reapGraceSeconds ?? DEFAULT_REAP_GRACE_SECONDS)) * 1000;
+      timer = setTimeout(() => {
+        settle({ kind: "unrecordable", status });
+        stream.destroy();
+      }, reapAt - Date.now());
+    });
+    s.on("data", (chunk: Buffer) => current() && onChunk(chunk));
+    s.on("end", () => current() && settle(recorded()));
+    // Node's and got's messages name the address and what failed (refused,
+    // DNS, TLS, "is not a public address"), never the URL's credentials.
+    s.on("error", (err: Error) => {
+      if (!current()) return;
+      // An error after the whole answer was parsed: bytes past its framing in
+      // the same packet (a Content-Length counted in characters, say) fail to
+      // parse as a next answer. The answer is complete, not broken: it is
+      // recorded, with the part of its body got had not read yet, which waits
+      // in Node's response.
+      if (message?.complete === true) {
+        for (let chunk = message.read() as Buffer | null; chunk !== null && !settled; chunk = message.read() as Buffer | null) onChunk(chunk);
+        settle(recorded());
+        return;
+      }
+      if (status === 0 && !singleUse && diedWhilePooled(request, err)) {
+        stream = open(true);
+        return;
+      }
+      settle(failure(err.message.trim()));
+    });
+    // Destroyed without an error and without reaching the end: same as an error.
+    s.on("close", () => current() && settle(failure("connection closed")));
+
+    // got writes the body into the request and ends it; Content-Length is
+    // already in the header lines, so it goes out as-is, for GET too.
+    s.end(req.body && req.body.byteLength > 0 ? req.body : undefined);
+    return s;
+  }
 
   function onChunk(chunk: Buffer): void {
     if (settled) return;
@@ -365,28 +430,4 @@ function attempt(
       stream.destroy();
     }
   }
-  stream.on("data", onChunk);
-
-  stream.on("end", () => settle(recorded()));
-  // Node's and got's messages name the address and what failed (refused,
-  // DNS, TLS, "is not a public address"), never the URL's credentials.
-  stream.on("error", (err: Error) => {
-    // An error after the whole answer was parsed: bytes past its framing in
-    // the same packet (a Content-Length counted in characters, say) fail to
-    // parse as a next answer. The answer is complete, not broken: it is
-    // recorded, with the part of its body got had not read yet, which waits
-    // in Node's response.
-    if (message?.complete === true) {
-      for (let chunk = message.read() as Buffer | null; chunk !== null && !settled; chunk = message.read() as Buffer | null) onChunk(chunk);
-      settle(recorded());
-      return;
-    }
-    settle(failure(err.message.trim()));
-  });
-  // Destroyed without an error and without reaching the end: same as an error.
-  stream.on("close", () => settle(failure("connection closed")));
-
-  // got writes the body into the request and ends it; Content-Length is
-  // already in the header lines, so it goes out as-is, for GET too.
-  stream.end(req.body && req.body.byteLength > 0 ? req.body : undefined);
 }
