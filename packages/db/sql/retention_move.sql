@@ -1,7 +1,10 @@
 -- Move surviving triggers of an old partition, with their executions and
 -- tag rows, to a newer day so that the old partition can be dropped whole:
 -- a final trigger to the day it became final (it then leaves with that
--- day's partition, exactly on time), any other to today. Executions of a moved trigger that
+-- day's partition, exactly on time), any other to today, as is a final one
+-- that stays only for an attempt still to come (it became final before the
+-- cutoff: moved to its own day, it would hop a day at a time through every
+-- old day of the pass). Executions of a moved trigger that
 -- finished before the cutoff are removed instead of moved. Rows locked by
 -- another transaction right now are skipped (the partition then waits for
 -- the next pass).
@@ -11,7 +14,7 @@
 -- rows written.
 WITH s AS (
   SELECT t.id, t.part_day,
-         CASE WHEN t.status IN ('completed', 'cancelled', 'skipped')
+         CASE WHEN t.status IN ('completed', 'cancelled', 'skipped') AND t.updated_at >= $4::timestamptz
               THEN least(greatest((t.updated_at AT TIME ZONE 'UTC')::date, $3::date), $5::date)
               ELSE $5::date END AS dest
   FROM triggers t

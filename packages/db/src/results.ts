@@ -135,7 +135,10 @@ export async function sendAgain(db: SqlRunner, projectId: string, id: string, ac
     // Either the status never allowed it, or a concurrent click or the
     // scheduler changed it since it was read: report the status now.
     const current = (await d.findAnyTrigger(db, projectId, id)) ?? found;
-    throw gone(`Trigger cannot be ${action === "replay" ? "replayed" : "retried"} (status=${current.status})`);
+    // Still completed: it was refused for being past the retention cutoff
+    // (retention may be removing it; docs/retention.md).
+    const why = current.kind === "job" && current.status === "completed" ? ", older than the retention" : "";
+    throw gone(`Trigger cannot be ${action === "replay" ? "replayed" : "retried"} (status=${current.status}${why})`);
   }
   return executionJson(execution);
 }

@@ -43,7 +43,7 @@ export interface PruneResult {
   partitions: number;
   /** triggers moved out of an old partition because they must stay */
   moved: number;
-  /** day partitions past the cutoff left for the next pass (rows busy right now) */
+  /** day partitions past the cutoff left for the next pass (a transaction older than the pass still open, or rows locked right now) */
   deferred: number;
   /** another pass held the retention lock until `lockWaitMs` ran out: nothing was done */
   locked: boolean;

@@ -6,15 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
 import { clientRunner, createDb, createProject, detachDays, ensurePartitions as ensure, PARTITIONS_CHANNEL, partitionBounds, prune, query, RETENTION_LOCK_KEY, withPgClient } from "../src/index.js";
 import { sql } from "../src/sql.js";
+import { ago, DAY, day, ensurePartitions, retentionRows } from "./retention-support.js";
 
-const DAY = 86_400_000;
 let tdb: TestDatabase;
 let client: pg.Client;
 let projectId: string;
 
-const day = (offset: number) => new Date(Date.now() + offset * DAY).toISOString().slice(0, 10);
-const ago = (days: number) => new Date(Date.now() - days * DAY);
-const ensurePartitions = (c: pg.Client, now: Date, from?: string) => ensure(clientRunner(c), now, from);
 
 beforeAll(async () => {
   tdb = await freshDatabase();
@@ -31,29 +28,7 @@ afterAll(async () => {
   await tdb?.drop();
 });
 
-/** `count` triggers stored under `partDay`, each with one execution; returns their ids. */
-async function seed(count: number, t: { partDay: string; status: string; updatedAt: Date; scheduledAt?: Date; customKey?: string; tags?: string[] }, e?: { status: string; completedAt: Date | null; dispatchedAt?: Date }): Promise<string[]> {
-  await ensurePartitions(client, new Date(), t.partDay);
-  const { rows } = await client.query<{ id: string }>(
-    `INSERT INTO triggers (project_id, custom_key, status, url, method, headers, tags, scheduled_at, created_at, updated_at, part_day)
-     SELECT $1::uuid, $2, $3::trigger_status, 'http://127.0.0.1:9/x', 'GET', '[]', $8::text[], $4, $5, $5, $6::date FROM generate_series(1, $7)
-     RETURNING id::text`,
-    [projectId, t.customKey ?? null, t.status, t.scheduledAt ?? t.updatedAt, t.updatedAt, t.partDay, count, t.tags ?? []],
-  );
-  const ids = rows.map((r) => r.id);
-  if (e) {
-    await client.query(
-      `INSERT INTO executions (trigger_id, project_id, attempt_number, triggered_by, status, planned_at, completed_at, dispatched_at, part_day)
-       SELECT id, $2::uuid, 1, 'scheduler', $3::execution_status, $4, $4, $5, $6::date FROM unnest($1::uuid[]) AS id`,
-      [ids, projectId, e.status, e.completedAt ?? t.updatedAt, e.dispatchedAt ?? null, t.partDay],
-    );
-  }
-  return ids;
-}
-
-const count = async (table: string, where = "true", values: unknown[] = []) =>
-  Number((await client.query(`SELECT count(*) AS n FROM ${table} WHERE ${where}`, values)).rows[0].n);
-const exists = async (name: string) => (await client.query("SELECT to_regclass($1) AS r", [name])).rows[0].r !== null;
+const { seed, count, exists } = retentionRows(() => ({ client, projectId }));
 
 describe("trigger_tags follows triggers", () => {
   const tagsOf = async (id: string) =>

@@ -43,9 +43,9 @@ export function createMetrics(registry: prom.Registry, queueDepth: () => Promise
     }),
     retentionPartitions: new prom.Counter({ name: "ttr_retention_partitions_dropped_total", help: "Day partitions dropped by retention", registers: [registry] }),
     retentionMoved: new prom.Counter({ name: "ttr_retention_rows_moved_total", help: "Triggers moved out of an old day partition because they must stay", registers: [registry] }),
-    retentionDeferred: new prom.Gauge({ name: "ttr_retention_partitions_deferred", help: "Day partitions past retention left for the next pass (rows busy)", registers: [registry] }),
+    retentionDeferred: new prom.Gauge({ name: "ttr_retention_partitions_deferred", help: "Day partitions past retention left for the next pass (a transaction older than the pass still open, or rows of the day locked)", registers: [registry] }),
     retentionLastRun: new prom.Gauge({ name: "ttr_retention_last_run_timestamp_seconds", help: "When the last retention pass started", registers: [registry] }),
-    retentionLastSuccess: new prom.Gauge({ name: "ttr_retention_last_success_timestamp_seconds", help: "When the last retention pass finished without error", registers: [registry] }),
+    retentionLastSuccess: new prom.Gauge({ name: "ttr_retention_last_success_timestamp_seconds", help: "When the last retention pass that removed every day past the cutoff finished", registers: [registry] }),
     retentionSeconds: new prom.Histogram({
       name: "ttr_retention_pass_duration_seconds",
       help: "Time one retention pass takes",

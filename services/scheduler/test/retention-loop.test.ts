@@ -1,0 +1,69 @@
+// The scheduler's retention loop (retention.ts) against a real PostgreSQL: a
+// pass that had to leave old days for later is not a success, so
+// ttr_retention_last_success_timestamp_seconds (and the alert on it) shows a
+// history that stops shrinking.
+import { clientRunner, createDb, createProject, ensurePartitions } from "@ttr/db";
+import { type Logger, prom } from "@ttr/platform";
+import pg from "pg";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
+import { createMetrics } from "../src/metrics.js";
+import { RetentionLoop } from "../src/retention.js";
+
+const DAY = 86_400_000;
+let tdb: TestDatabase;
+let client: pg.Client;
+
+beforeAll(async () => {
+  tdb = await freshDatabase();
+  const db = createDb(tdb.url, { max: 1 });
+  const { projectId } = await createProject(db, "retention-loop", 1000);
+  await db.$disconnect();
+  client = new pg.Client({ connectionString: tdb.url });
+  await client.connect();
+  const old = new Date(Date.now() - 40 * DAY);
+  const oldDay = old.toISOString().slice(0, 10);
+  await ensurePartitions(clientRunner(client), new Date(), oldDay);
+  await client.query(
+    `INSERT INTO triggers (project_id, status, url, method, headers, scheduled_at, created_at, updated_at, part_day)
+     SELECT $1::uuid, 'completed', 'http://127.0.0.1:9/', 'GET', '[]', $2, $2, $2, $3::date FROM generate_series(1, 5)`,
+    [projectId, old, oldDay],
+  );
+});
+
+afterAll(async () => {
+  await client?.end();
+  await tdb?.drop();
+});
+
+it("a pass that left old days for later is no success and says so at warn; the next one that removes them is", async () => {
+  const registry = new prom.Registry();
+  const metrics = createMetrics(registry, async () => 0, () => 0);
+  const said: Array<[string, string, Record<string, unknown> | undefined]> = [];
+  const at = (level: string) => (msg: string, meta?: Record<string, unknown>) => said.push([level, msg, meta]);
+  const log = { info: at("info"), warn: at("warn"), error: at("error") } as unknown as Logger;
+  const loop = new RetentionLoop(tdb.url, 30, metrics, log, 300);
+  const lastSuccess = async () => (await metrics.retentionLastSuccess.get()).values[0]?.value ?? 0;
+
+  // a transaction that began before the pass and stays open: it could still write to the old day
+  const other = new pg.Client({ connectionString: tdb.url });
+  await other.connect();
+  try {
+    await other.query("BEGIN");
+    await other.query("SELECT 1 FROM triggers LIMIT 1");
+    expect(await loop.pass()).toBe(false);
+  } finally {
+    await other.end();
+  }
+  expect(await lastSuccess()).toBe(0);
+  expect((await metrics.retentionDeferred.get()).values[0]?.value).toBeGreaterThan(0);
+  const warned = said.find(([level]) => level === "warn");
+  expect(warned?.[1]).toBe("retention pass left days past the cutoff for later; tried again in a minute");
+  expect(warned?.[2]).toMatchObject({ retentionDays: 30, triggers: 0 });
+
+  const before = Date.now() / 1000;
+  expect(await loop.pass()).toBe(true);
+  expect(await lastSuccess()).toBeGreaterThanOrEqual(Math.floor(before));
+  expect((await metrics.retentionDeferred.get()).values[0]?.value).toBe(0);
+  expect((await metrics.retentionRemoved.get()).values.find((v) => v.labels.table === "triggers")?.value).toBe(5);
+});
