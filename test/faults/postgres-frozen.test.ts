@@ -8,7 +8,7 @@
 // must not be cut short. Triggers that fall due while it is frozen are sent
 // once each, soon after it resumes.
 import { expect, it } from "vitest";
-import { deliveredOnce, figure, jsonLines, secondAfter, sleep, UNAVAILABLE, until, useRig } from "./rig.js";
+import { deliveredOnce, figure, jsonLines, probe, secondAfter, sleep, UNAVAILABLE, until, useRig } from "./rig.js";
 
 const theRig = useRig();
 
@@ -177,7 +177,7 @@ it("a /schedule whose INSERT waits on a lock when the server freezes answers 503
   expect(rig.target.hits("/insert-held")).toEqual([]);
 }, 60_000);
 
-it("PostgreSQL frozen for 8 s while triggers fall due: each is sent once, none early, all within 5 s of the server resuming", async () => {
+it("PostgreSQL frozen for 8 s while triggers fall due: every /metrics answers at once; each trigger is sent once, none early, all within 5 s of the server resuming", async () => {
   const rig = theRig();
   const first = secondAfter(2000);
   const due = new Map<string, Date>();
@@ -186,8 +186,19 @@ it("PostgreSQL frozen for 8 s while triggers fall due: each is sent once, none e
   // frozen from the middle of the second second: four of the six seconds fall due while it is
   await sleep(first.getTime() + 1500 - Date.now());
   rig.pg.freeze(true);
+  const frozenAt = Date.now();
   try {
-    await sleep(8000);
+    // Each service's /metrics still answers, well within a scrape's 10 s,
+    // and says PostgreSQL is not answering.
+    for (const service of rig.services) {
+      const asked = Date.now();
+      const res = await probe(service, "/metrics");
+      const took = Date.now() - asked;
+      expect(took, `${service.name} /metrics answered in ${took} ms`).toBeLessThan(2000);
+      expect(res?.status).toBe(200);
+      expect(res?.text).toMatch(/^ttr_store_up\{[^}]*store="postgres"[^}]*\} 0$/m);
+    }
+    await sleep(frozenAt + 8000 - Date.now());
   } finally {
     rig.pg.freeze(false);
   }

@@ -3,7 +3,7 @@
 import { Queue } from "bullmq";
 import { ATTEMPT_QUEUE } from "@ttr/core";
 import { createPgRunner, dbTakesWrites, type NoticeReason, PARTITIONS_CHANNEL, queueDepth } from "@ttr/db";
-import { createLogger, createRedis, exitWithJsonOnCrash, redisSettingsOf, createRegistry, redisPing, startOpsServer, within } from "@ttr/platform";
+import { createLogger, createRedis, exitWithJsonOnCrash, orAfter, READY_TIMEOUT_MS, redisSettingsOf, createRegistry, redisPing, startOpsServer, within } from "@ttr/platform";
 import { PolicyAdmission } from "./admit.js";
 import { loadEnv } from "./env.js";
 import { Leadership, SCHEDULER_SESSION_SETTINGS } from "./leader.js";
@@ -40,7 +40,10 @@ const queue = new Queue(ATTEMPT_QUEUE, { connection: redis, prefix: env.TTR_REDI
 queue.on("error", () => {});
 const registry = createRegistry("scheduler");
 // `loop` is made below, before the first scrape can come.
-const metrics = createMetrics(registry, () => queueDepth(probes).catch(() => null), () => loop.runningSeconds());
+// A scrape answers within the readiness bound even when PostgreSQL does not
+// (Prometheus gives up on a scrape after 10 s and would drop every series).
+const depthOrNull = () => orAfter(queueDepth(probes).catch(() => null), READY_TIMEOUT_MS, () => null);
+const metrics = createMetrics(registry, depthOrNull, () => loop.runningSeconds());
 const admission = new PolicyAdmission(db, redis, env.TTR_REDIS_PREFIX);
 // The leadership's connection also hears of day partitions added or
 // detached, by any process (the api, retention, `ttr prune`).
