@@ -37,12 +37,17 @@ async function afterLoss(fault: string, due: Map<string, Date>, answeringAt: num
   }
 }
 
-it("FLUSHALL with a backlog in the queue: all of it sent within 10 s, oldest first, none twice", async () => {
+it("FLUSHALL with a backlog in the queue: all of it sent within 10 s, oldest first, none twice, and counted as requeued", async () => {
   const due = await backlog(rig, "flush");
   await until(() => sentSoFar(rig, "flush") >= 8, 15_000, "the backlog starts draining");
   const lost = due.size - sentSoFar(rig, "flush");
+  const scheduler = rig.of("scheduler")[0]!;
+  const requeued = async () => (await metric(scheduler, "ttr_attempts_requeued_total")) ?? 0;
+  const requeuedBefore = await requeued();
   await rig.redis.flushAll();
   await afterLoss("Redis FLUSHALL", due, Date.now(), lost);
+  // the attempts the queue held when its data went are counted as enqueued again
+  expect(await requeued()).toBeGreaterThan(requeuedBefore);
 }, 60_000);
 
 it("Redis restarted without persistence, backlog lost: all of it sent within 10 s of Redis answering", async () => {

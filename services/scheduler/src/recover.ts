@@ -91,6 +91,7 @@ export class QueueRecovery {
       if (!deps.lease.held()) throw new LeaseLost("recovery");
       const missing = page.filter((a) => !queued.has(a.executionId));
       await enqueue(deps, missing);
+      deps.metrics.requeued.inc(missing.length);
       sent += missing.length;
       after = page[page.length - 1] ?? null;
       if (page.length < PAGE) break;
