@@ -145,15 +145,22 @@ describe("against the services' live /metrics", () => {
       const res = await sys.call("POST", "/schedule", { "ttr-api-key": sys.apiKey, "ttr-url": `${target.base}${p}`, "ttr-scheduled-at": "now", ...(tags ? { "ttr-tags": tags } : {}) });
       expect(res.status, res.text).toBe(200);
     }
+    // a recurring trigger whose upcoming instance went missing: the scheduler's sweep makes it again
+    const yearly = await sys.call("POST", "/schedule", { "ttr-api-key": sys.apiKey, "ttr-url": `${target.base}/ok`, "ttr-scheduled-at": "cron(0 0 1 1 *)" });
+    expect(yearly.status, yearly.text).toBe(200);
+    await sys.db.$executeRawUnsafe("DELETE FROM triggers WHERE generator_id = $1::uuid", yearly.json<{ triggerId: string }>().triggerId);
     // attempts finished, one held, and the scheduler's first retention pass (10 s after it leads) done
     live = await eventually(
       async () => {
         const e = await scrape();
-        const done = (e.values.get("ttr_dead_letters_total")?.[0] ?? 0) >= 1 && (e.values.get("ttr_retention_last_success_timestamp_seconds")?.[0] ?? 0) > 0;
+        const done =
+          (e.values.get("ttr_dead_letters_total")?.[0] ?? 0) >= 1 &&
+          (e.values.get("ttr_retention_last_success_timestamp_seconds")?.[0] ?? 0) > 0 &&
+          (e.values.get("ttr_instances_created_total")?.[0] ?? 0) > 0;
         return done && e.labels.get("ttr_attempts_total")?.has("outcome") && e.values.has("ttr_attempts_held_by_tag") ? e : undefined;
       },
       40_000,
-      "a dead letter, a success, a held attempt and a retention pass",
+      "a dead letter, a success, a held attempt, a retention pass and a missing instance made again",
     );
   }, 90_000);
   afterAll(async () => {
@@ -168,6 +175,10 @@ describe("against the services' live /metrics", () => {
     expect(up).toHaveLength(6); // postgres and redis on the api, scheduler and executor
     expect(up.every((v) => v === 1)).toBe(true);
     expect(live.values.get("ttr_scheduler_leader")).toEqual([1]);
+  });
+
+  it("counts the instance the scheduler made in place of a missing one (ttr_instances_created_total)", () => {
+    expect(live.values.get("ttr_instances_created_total")).toEqual([1]);
   });
 
   it("shows the held backlog per project and tag (ttr_attempts_held_by_tag)", () => {

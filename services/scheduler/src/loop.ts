@@ -262,7 +262,7 @@ export class SchedulerLoop {
         this.lastSweep = now.getTime();
         if (now.getTime() >= this.reapFrom) await reap(this.deps, now);
         steps.lap("reapMs");
-        await ensurePendingInstances(this.deps, now);
+        this.deps.metrics.instances.inc(await ensurePendingInstances(this.deps, now));
         steps.lap("instancesMs");
         await this.deps.admission.reconcile();
         steps.lap("reconcileMs");

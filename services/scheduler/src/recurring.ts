@@ -11,7 +11,7 @@ export function planNextInstances(tx: SqlRunner, generatorIds: string[], now: Da
   return createInstancesAfter(tx, generatorIds, now, onCronError, true);
 }
 
-/** Sweep: active recurring triggers with no pending instance get one (new /declare items, interruptions). */
+/** Sweep: active recurring triggers with no pending instance get one (after an interruption, say); returns how many. */
 export async function ensurePendingInstances(deps: Deps, now: Date): Promise<number> {
   const missing = await generatorsWithoutPending(deps.db, 1000);
   if (missing.length === 0) return 0;
