@@ -98,16 +98,23 @@ it.each([
   expect(lines.map((l) => JSON.parse(l))).toContainEqual(expect.objectContaining({ level: "error", message: `${service} stopped`, code: "EADDRINUSE" }));
 }, 30_000);
 
-it("an executor on a database that was never migrated: a JSON line naming what is missing, exit 1", async () => {
+it("every service on a database that was never migrated: a JSON line saying to run ttr migrate, exit 1", async () => {
   const admin = new pg.Client({ connectionString: databaseUrl(process.env.TTR_TEST_PG_SERVER!, "postgres") });
   await admin.connect();
   const name = `${database.name}_bare`;
   await admin.query(`CREATE DATABASE "${name}"`);
   try {
-    const { code, lines } = await failedStart("executor", { DATABASE_URL: databaseUrl(process.env.TTR_TEST_PG_SERVER!, name) });
-    expect(code).toBe(1);
-    for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
-    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ level: "error", message: "executor stopped", error: expect.stringMatching(/does not exist/) });
+    const starts = (["api", "scheduler", "executor"] as const).map(async (service) => {
+      const { code, lines } = await failedStart(service, { DATABASE_URL: databaseUrl(process.env.TTR_TEST_PG_SERVER!, name) });
+      expect(code, service).toBe(1);
+      for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+      expect(JSON.parse(lines.at(-1)!)).toMatchObject({
+        level: "error",
+        message: `${service} stopped`,
+        error: expect.stringMatching(/^the database is not migrated for this version of ttr \(run `ttr migrate`\): \d+ migration\(s\) missing, the latest \d{14}_\w+$/),
+      });
+    });
+    await Promise.all(starts);
   } finally {
     await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     await admin.end();

@@ -4,6 +4,7 @@ export * from "./rows.js";
 export * from "./triggers.js";
 export * from "./admin.js";
 export { applyMigrations, createDatabaseIfMissing } from "./migrate.js";
+export { missingMigrations, refuseUnmigrated, refuseUnmigratedAtStart } from "./schema-check.js";
 export * from "./firing.js";
 export * from "./dashboard.js";
 export * from "./results.js";

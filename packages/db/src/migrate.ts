@@ -60,7 +60,7 @@ interface MigrationRow {
   logs: string | null;
 }
 
-const DEFAULT_MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "prisma", "migrations");
+export const DEFAULT_MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "prisma", "migrations");
 
 /** The migration's checksum as the schema engine computes it: SHA-256 of the script, lowercase hex. */
 export function migrationChecksum(script: string | Buffer): string {

@@ -1,5 +1,5 @@
 // Starts the api: public API, health and metrics (and later the dashboard).
-import { createDb, createPgRunner, createReadsRunner, dbPing, ensurePartitions, isDatabaseUnavailable, listenForNotices, PARTITIONS_CHANNEL, planDashboardReads } from "@ttr/db";
+import { createDb, createPgRunner, createReadsRunner, dbPing, ensurePartitions, isDatabaseUnavailable, listenForNotices, PARTITIONS_CHANNEL, planDashboardReads, refuseUnmigratedAtStart } from "@ttr/db";
 import { createLogger, createRedis, exitWithJsonOnCrash, OutageLog, redisSettingsOf, createRegistry } from "@ttr/platform";
 import { createApp } from "./app.js";
 import { loadEnv } from "./env.js";
@@ -105,8 +105,13 @@ const partitionNotices = listenForNotices(
 // query compiler and the pools open a connection now, not during the first
 // request or readiness probe (which has under a second to answer). A
 // database that is down is reported by /readyz and the requests that need it.
+// Meanwhile, a database that answers but lacks this version's migrations
+// stops the api, saying so, instead of failing every request (one that does
+// not answer is left to /readyz, as above).
 const warm = Promise.allSettled([dbPing(db), dbPing(pg), dbPing(reads)]);
+const migrated = refuseUnmigratedAtStart(pg, 3000);
 await Promise.race([warm, new Promise((resolve) => setTimeout(resolve, 3000).unref())]);
+await migrated;
 // on the reads connection the warm-up opened, while requests start to come
 planReads("start");
 

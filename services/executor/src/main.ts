@@ -3,7 +3,7 @@
 // PostgreSQL.
 import { Worker } from "bullmq";
 import { ATTEMPT_QUEUE, ATTEMPTS_PER_JOB, attemptsOfJob } from "@ttr/core";
-import { createPgRunner, dbTakesWrites } from "@ttr/db";
+import { createPgRunner, dbTakesWrites, refuseUnmigrated } from "@ttr/db";
 import { BackgroundWork, createLogger, createRedis, exitWithJsonOnCrash, redisSettingsOf, createRegistry, OutageLog, orAfter, RepeatLog, redisPing, startOpsServer, within } from "@ttr/platform";
 import { type ExecutorEnv, loadEnv } from "./env.js";
 import { createMetrics } from "./metrics.js";
@@ -52,8 +52,12 @@ const stopWhileStarting = (signal: string) => {
 const onStartSignal = { SIGTERM: () => stopWhileStarting("SIGTERM"), SIGINT: () => stopWhileStarting("SIGINT") };
 process.on("SIGTERM", onStartSignal.SIGTERM);
 process.on("SIGINT", onStartSignal.SIGINT);
-// Without a key, whether one is needed takes the database (waited for if down).
-const refusal = await whileDatabaseDown(dbOutage, () => refuseToStart(db, keys));
+// A database without this version's migrations stops it (saying so); without
+// a key, whether one is needed takes the database. Both wait for it if down.
+const refusal = await whileDatabaseDown(dbOutage, async () => {
+  await refuseUnmigrated(db);
+  return refuseToStart(db, keys);
+});
 // stopped meanwhile, as the database came back: no worker is made, the exit is under way
 if (stopRequested) await new Promise(() => {});
 if (refusal !== null) {

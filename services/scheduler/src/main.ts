@@ -2,7 +2,7 @@
 // the loop only while it holds the leadership lease.
 import { Queue } from "bullmq";
 import { ATTEMPT_QUEUE } from "@ttr/core";
-import { createPgRunner, dbTakesWrites, type NoticeReason, PARTITIONS_CHANNEL, queueDepth } from "@ttr/db";
+import { createPgRunner, dbTakesWrites, type NoticeReason, PARTITIONS_CHANNEL, queueDepth, refuseUnmigratedAtStart } from "@ttr/db";
 import { createLogger, createRedis, exitWithJsonOnCrash, orAfter, READY_TIMEOUT_MS, redisSettingsOf, createRegistry, redisPing, startOpsServer, within } from "@ttr/platform";
 import { PolicyAdmission } from "./admit.js";
 import { loadEnv } from "./env.js";
@@ -80,10 +80,6 @@ redis.on("ready", () => {
 
 const ops = await startOpsServer(env.METRICS_PORT, registry, { postgres: () => dbTakesWrites(probes), redis: () => redisPing(redis) });
 log.info("scheduler started", { metricsPort: env.METRICS_PORT, tickMs: env.SCHEDULER_TICK_MS, batchSize: env.SCHEDULER_BATCH_SIZE, retentionDays: env.TTR_RETENTION_DAYS });
-// standby or not: one that takes over later has its plans made
-loop.planStatements("start");
-leadership.start();
-
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
@@ -100,3 +96,11 @@ async function shutdown(signal: string): Promise<void> {
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGINT", () => void shutdown("SIGINT"));
+
+// A database without this version's migrations stops it here, saying so.
+await refuseUnmigratedAtStart(probes);
+if (!stopping) {
+  // standby or not: one that takes over later has its plans made
+  loop.planStatements("start");
+  leadership.start();
+}
