@@ -145,6 +145,14 @@ describe("against the services' live /metrics", () => {
       const res = await sys.call("POST", "/schedule", { "ttr-api-key": sys.apiKey, "ttr-url": `${target.base}${p}`, "ttr-scheduled-at": "now", ...(tags ? { "ttr-tags": tags } : {}) });
       expect(res.status, res.text).toBe(200);
     }
+    // made an hour after its time, to be sent at once
+    const missed = await sys.call("POST", "/schedule", {
+      "ttr-api-key": sys.apiKey,
+      "ttr-url": `${target.base}/ok`,
+      "ttr-scheduled-at": new Date(Date.now() - 3_600_000).toISOString(),
+      "ttr-run-missed": "true",
+    });
+    expect(missed.status, missed.text).toBe(200);
     // a recurring trigger whose upcoming instance went missing: the scheduler's sweep makes it again
     const yearly = await sys.call("POST", "/schedule", { "ttr-api-key": sys.apiKey, "ttr-url": `${target.base}/ok`, "ttr-scheduled-at": "cron(0 0 1 1 *)" });
     expect(yearly.status, yearly.text).toBe(200);
@@ -175,6 +183,12 @@ describe("against the services' live /metrics", () => {
     expect(up).toHaveLength(6); // postgres and redis on the api, scheduler and executor
     expect(up.every((v) => v === 1)).toBe(true);
     expect(live.values.get("ttr_scheduler_leader")).toEqual([1]);
+  });
+
+  it("counts a trigger made for a time already past as late from its creation, not by the hour it missed (ttr_fire_lateness_seconds)", () => {
+    // the /ok, /fail, the first /hang and the missed one; the held /hang may have gone out too
+    expect(live.values.get("ttr_fire_lateness_seconds_count")?.[0]).toBeGreaterThanOrEqual(4);
+    expect(live.values.get("ttr_fire_lateness_seconds_sum")?.[0]).toBeLessThan(60);
   });
 
   it("counts the instance the scheduler made in place of a missing one (ttr_instances_created_total)", () => {

@@ -9,7 +9,10 @@
 -- execution, with an entry in each of its indexes, was a tenth of a fire's
 -- WAL: docs/storage.md). The retry settings applied if the attempt fails
 -- (docs/api/tag-policies.md, retries) and the delivery extras (signing,
--- Retry-After, dead-letter notification) its policies ask for are returned.
+-- Retry-After, dead-letter notification) its policies ask for are returned,
+-- and when the trigger was first due: its scheduled second, or its creation
+-- when it was made for a time already past (the executor's lateness counts
+-- from there).
 -- Params: $1 execution ids (uuid[]), $2 the day they are stored under
 -- (date: only that day's partitions are read, also by a prepared plan, so
 -- attempts of several days take one statement per day), $3 default
@@ -53,12 +56,13 @@ WITH planned AS (
   WHERE t.id = p.trigger_id AND t.part_day = $2::date
     AND t.status IN ('queued', 'retrying', 'skipped') AND t.attempts = p.attempt_number
   RETURNING p.id AS execution_id, p.attempt_number, p.triggered_by, t.attempt_started_at, t.attempt_timeout_seconds,
-            t.id, t.project_id, t.url, t.method, t.headers, t.body, t.source, t.scheduled_at, t.tags
+            t.id, t.project_id, t.url, t.method, t.headers, t.body, t.source, t.scheduled_at, t.created_at, t.tags
 )
 SELECT r.execution_id::text AS "executionId", $2::date::text AS "partDay", r.id::text AS "triggerId", r.project_id::text AS "projectId",
        r.attempt_number AS "attemptNumber", r.triggered_by::text AS "triggeredBy",
        r.attempt_started_at AS "startedAt", r.attempt_timeout_seconds AS "timeoutSeconds",
-       r.url, r.method, r.headers, r.body, r.source::text AS source, r.scheduled_at AS "scheduledAt", r.tags,
+       r.url, r.method, r.headers, r.body, r.source::text AS source, r.scheduled_at AS "scheduledAt",
+       greatest(r.scheduled_at, r.created_at) AS "dueAt", r.tags,
        COALESCE(policy.policies, '[]'::json) AS policies
 FROM running r
 CROSS JOIN LATERAL (

@@ -196,6 +196,8 @@ export interface StartedAttempt extends AttemptRef {
   body: Uint8Array | null;
   source: "schedule" | "item";
   scheduledAt: Date;
+  /** when it was first due: scheduledAt, or its creation when made for a time already past (`ttr-run-missed`) */
+  dueAt: Date;
   tags: string[];
   policies: AttemptPolicy[];
 }

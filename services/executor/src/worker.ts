@@ -207,7 +207,7 @@ async function startAndSend(deps: WorkerDeps, job: AttemptJob): Promise<SentAtte
   if (!started || started === GAVE_UP) return null;
   const sentAt = Date.now();
   await bookkeeping(deps, markStarted(deps.redis, deps.env.TTR_REDIS_PREFIX, started.projectId, started.tags, started.executionId, sentAt));
-  if (started.triggeredBy === "scheduler") deps.metrics.lateness.observe((sentAt - started.scheduledAt.getTime()) / 1000);
+  if (started.triggeredBy === "scheduler") deps.metrics.lateness.observe((sentAt - started.dueAt.getTime()) / 1000);
   deps.metrics.inFlight.inc();
   try {
     const signed = started.policies.some((p) => p.signing) ? await signedHeaders(deps, started) : undefined;
