@@ -19,7 +19,7 @@ afterAll(async () => {
 const storedTriggers = async () =>
   (await rig.db.$queryRawUnsafe<Array<{ n: number }>>("SELECT count(*)::int AS n FROM triggers WHERE project_id = $1::uuid", rig.projectId))[0]!.n;
 
-it("PostgreSQL stopped: /readyz 503 within 1 s everywhere, /schedule 503 Unavailable within 5 s, an api started meanwhile logs the outage once; triggers due meanwhile fire once it is back", async () => {
+it("PostgreSQL stopped: /readyz 503 within 1 s everywhere, /schedule 503 Unavailable within 5 s, every service logs the outage once and its end, an api started meanwhile too; triggers due meanwhile fire once it is back", async () => {
   const due = new Map<string, Date>();
   for (let i = 0; i < 30; i++) due.set(`pg-down/${i}`, secondAfter(5000));
   await Promise.all([...due].map(([p, at]) => rig.schedule(p, at)));
@@ -56,6 +56,13 @@ it("PostgreSQL stopped: /readyz 503 within 1 s everywhere, /schedule 503 Unavail
     // once per connection that saw it, not once per retry
     const outages = lines.filter((l) => l.message === "postgres unavailable").map((l) => String(l.connection));
     expect(new Set(outages).size, `${s.name}: ${outages.join(", ")}`).toBe(outages.length);
+    // every service says so, even one with nothing to do meanwhile (its
+    // readiness probes saw it), and says when it is back
+    expect(outages.length, `${s.name} logs the outage`).toBeGreaterThan(0);
+  }
+  for (const s of rig.services) {
+    const said = (message: string) => jsonLines(s).filter((l) => l.message === message).map((l) => String(l.connection));
+    await until(() => said("postgres available again").length >= said("postgres unavailable").length, 5000, `${s.name} logs each recovery`);
   }
 }, 60_000);
 

@@ -39,6 +39,25 @@ export class OutageLog {
     timer.unref();
   }
 
+  /**
+   * `check` (a readiness probe of the store) reporting here: a process with
+   * no work meanwhile, which no request or job would tell, learns of an
+   * outage and of its end from its probes.
+   */
+  watched<T>(check: () => Promise<T>): () => Promise<T> {
+    return () =>
+      check().then(
+        (value) => {
+          this.recovered();
+          return value;
+        },
+        (err: unknown) => {
+          this.failed(err);
+          throw err;
+        },
+      );
+  }
+
   /** It answers again: logged if it was down. */
   recovered(): void {
     if (!this.down) return;

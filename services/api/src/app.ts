@@ -61,7 +61,11 @@ export function createApp(deps: Deps): express.Express {
 
   // PostgreSQL is probed on the plain pg pool: one small statement, without
   // Prisma's query path, so a busy machine still answers within the probe's time.
-  const ready = { postgres: () => dbTakesWrites(deps.pg), redis: () => redisPing(deps.redis) };
+  // A PostgreSQL outage is logged once, whoever sees it first: a request,
+  // the storage watch below, or the readiness probe (an api with no
+  // requests meanwhile).
+  const dbOutage = deps.dbOutage ?? new OutageLog(deps.log, "postgres", { connection: "ttr-api" });
+  const ready = { postgres: dbOutage.watched(() => dbTakesWrites(deps.pg)), redis: () => redisPing(deps.redis) };
   registerStoreProbes(deps.registry, ready);
   for (const path of ["/healthz", "/readyz", "/metrics"]) {
     app.get(path, async (req, res) => {
@@ -72,7 +76,6 @@ export function createApp(deps: Deps): express.Express {
 
   // A request kept waiting by a PostgreSQL that no longer answers gets its
   // 503 within 5 s, whichever pool it waits on (http/storage-watch.ts).
-  const dbOutage = new OutageLog(deps.log, "postgres", { connection: "ttr-api" });
   const liveness = deps.liveness ?? deps.pg;
   app.use(
     watchStorage({

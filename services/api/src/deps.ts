@@ -1,5 +1,5 @@
 import type { Db, PgRunner } from "@ttr/db";
-import type { Logger, prom } from "@ttr/platform";
+import type { Logger, OutageLog, prom } from "@ttr/platform";
 import type { Redis } from "ioredis";
 
 /** What the api's routes need, built once in main.ts (or by a test). */
@@ -25,6 +25,12 @@ export interface Deps {
   liveness?: PgRunner;
   redis: Redis;
   log: Logger;
+  /**
+   * logs a PostgreSQL outage once, and its end, whoever in the process sees
+   * it first (a request, the storage watch, the readiness probe, the history
+   * partitions' upkeep); one of its own when not given
+   */
+  dbOutage?: OutageLog;
   registry: prom.Registry;
   /**
    * TTR_COOKIE_SECURE: whether the session cookie is marked Secure; unset,

@@ -35,7 +35,9 @@ const liveness = createPgRunner(env.DATABASE_URL, {
 });
 // the dashboard's read pool: half of DB_POOL_SIZE, at least 4
 const reads = createReadsRunner(env.DATABASE_URL, { max: Math.max(4, Math.ceil(env.DB_POOL_SIZE / 2)), statementTimeoutMs: env.DB_READ_TIMEOUT_MS });
-const app = createApp({ db, reads, pg, liveness, redis, log, registry, cookieSecure: env.TTR_COOKIE_SECURE, redisPrefix: env.TTR_REDIS_PREFIX, authFailuresPerMinute: env.TTR_AUTH_FAILURES_PER_MINUTE });
+// one line per PostgreSQL outage and one when it ends, whatever saw it
+const dbOutage = new OutageLog(log, "postgres", { connection: "ttr-api" });
+const app = createApp({ db, reads, pg, liveness, redis, log, dbOutage, registry, cookieSecure: env.TTR_COOKIE_SECURE, redisPrefix: env.TTR_REDIS_PREFIX, authFailuresPerMinute: env.TTR_AUTH_FAILURES_PER_MINUTE });
 app.set("trust proxy", env.TRUST_PROXY);
 
 // The scheduler makes each day's history partitions ahead; the api does too,
@@ -44,16 +46,15 @@ app.set("trust proxy", env.TRUST_PROXY);
 // line, not an error, and it is tried again soon rather than in 6 hours.
 const PARTITIONS_EVERY_MS = 6 * 3_600_000;
 const PARTITIONS_RETRY_MS = 30_000;
-const partitionsOutage = new OutageLog(log, "postgres", { connection: "ttr-api", work: "history partitions" });
 // (on Prisma's pool: making a day waits for table locks, which that 3-s bound would cut short)
 const keepPartitions = (): void => {
   ensurePartitions(db, new Date()).then(
     () => {
-      partitionsOutage.recovered();
+      dbOutage.recovered();
       setTimeout(keepPartitions, PARTITIONS_EVERY_MS).unref();
     },
     (err: Error) => {
-      if (isDatabaseUnavailable(err)) partitionsOutage.failed(err);
+      if (isDatabaseUnavailable(err)) dbOutage.failed(err);
       else log.error("cannot make history partitions", { error: err.message });
       setTimeout(keepPartitions, PARTITIONS_RETRY_MS).unref();
     },

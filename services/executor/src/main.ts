@@ -39,7 +39,10 @@ const keys = keysOf(env);
 // database check too (`started`): an executor that is about to refuse to
 // start is never ready.
 let started = false;
-const ops = await startOpsServer(env.METRICS_PORT, registry, { postgres: async () => started && (await dbTakesWrites(db)), redis: () => redisPing(redis) });
+// Once started, the probe logs an outage (and its end) that no job shows,
+// an executor with nothing to send meanwhile.
+const takesWrites = dbOutage.watched(() => dbTakesWrites(db));
+const ops = await startOpsServer(env.METRICS_PORT, registry, { postgres: async () => started && (await takesWrites()), redis: () => redisPing(redis) });
 // Until the worker runs nothing is in flight: a stop signal while the
 // database is waited for below ends the process at once, with exit 0.
 let stopRequested = false;
