@@ -92,12 +92,13 @@ describe("the header section's 16 KiB", () => {
     expect(routed).toBe(0);
   });
 
-  it("Expect: 100-continue over the limit gets its 431 without a 100 Continue; within it, the 100 as before", async () => {
+  it("Expect: 100-continue over the limit gets its 431 without a 100 Continue; within it, the app's answer", async () => {
     const over = await exchange(sectionOf(LIMIT + 1, { extra: "Expect: 100-continue\r\nContent-Length: 0\r\n" }));
     expect(over).toMatch(/^HTTP\/1\.1 431 /);
     expect(over).not.toContain("100 Continue");
+    // the stand-in reads no body, so it is never asked for (http/body.ts)
     const within = await exchange(sectionOf(LIMIT, { extra: "Expect: 100-continue\r\nContent-Length: 0\r\n" }));
-    expect(within).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
+    expect(within).toMatch(/^HTTP\/1\.1 200 /);
     expect(await exchange(sectionOf(LIMIT + 1, { extra: "Expect: something-else\r\n" }))).toMatch(/^HTTP\/1\.1 431 /);
     expect(await exchange(sectionOf(LIMIT, { extra: "Expect: something-else\r\n" }))).toMatch(/^HTTP\/1\.1 417 /);
     expect(routed).toBe(1);

@@ -1278,6 +1278,22 @@ export interface components {
             };
             content?: never;
         };
+        /** @description An `Expect` header other than `100-continue`. No body; the connection is closed. */
+        ExpectationFailed: {
+            headers: {
+                "ttr-error": components["headers"]["TtrError"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description A `Transfer-Encoding` other than `chunked` alone, such as `gzip, chunked`. No body; the connection is closed. */
+        TransferCodingNotImplemented: {
+            headers: {
+                "ttr-error": components["headers"]["TtrError"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description A bug in ttr. Nothing about the request is implied. */
         InternalError: {
             headers: {
@@ -1311,7 +1327,7 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
-        /** @description Why the request was refused, in one line, on a 4xx answered with no body. For people: clients go by the status. */
+        /** @description Why the request was refused, in one line, when the answer has no body (a 4xx, or the 501). For people: clients go by the status. */
         TtrError: string;
         /** @description Seconds to wait before trying again. */
         RetryAfter: string;
@@ -1402,9 +1418,11 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -1495,9 +1513,11 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -1588,9 +1608,11 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -1681,9 +1703,11 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -1769,9 +1793,11 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -1857,9 +1883,11 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -1950,9 +1978,11 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -2043,9 +2073,11 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -2109,9 +2141,11 @@ export interface operations {
                     "application/json": components["schemas"]["GoneError"];
                 };
             };
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -2161,9 +2195,11 @@ export interface operations {
             408: components["responses"]["HeadersTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -2212,9 +2248,11 @@ export interface operations {
             408: components["responses"]["HeadersTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -2248,9 +2286,11 @@ export interface operations {
                 };
             };
             408: components["responses"]["HeadersTimeout"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -2302,9 +2342,11 @@ export interface operations {
             408: components["responses"]["HeadersTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -2368,9 +2410,11 @@ export interface operations {
             408: components["responses"]["HeadersTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -2418,9 +2462,11 @@ export interface operations {
                 };
             };
             408: components["responses"]["HeadersTimeout"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -2469,6 +2515,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             408: components["responses"]["HeadersTimeout"];
             413: components["responses"]["PayloadTooLarge"];
+            417: components["responses"]["ExpectationFailed"];
             /** @description Too many failed sign-ins for this email or from this address; wait Retry-After seconds. */
             429: {
                 headers: {
@@ -2481,6 +2528,7 @@ export interface operations {
             };
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -2511,9 +2559,11 @@ export interface operations {
             };
             403: components["responses"]["Forbidden"];
             408: components["responses"]["HeadersTimeout"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -2572,9 +2622,11 @@ export interface operations {
                 };
             };
             408: components["responses"]["HeadersTimeout"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -2639,9 +2691,11 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -2688,9 +2742,11 @@ export interface operations {
                 };
             };
             408: components["responses"]["HeadersTimeout"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -2776,9 +2832,11 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -2830,9 +2888,11 @@ export interface operations {
                     "application/json": components["schemas"]["GoneError"];
                 };
             };
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -2886,9 +2946,11 @@ export interface operations {
                     "application/json": components["schemas"]["GoneError"];
                 };
             };
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -2942,9 +3004,11 @@ export interface operations {
                     "application/json": components["schemas"]["GoneError"];
                 };
             };
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -2997,9 +3061,11 @@ export interface operations {
                 };
             };
             408: components["responses"]["HeadersTimeout"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3034,9 +3100,11 @@ export interface operations {
                 };
             };
             408: components["responses"]["HeadersTimeout"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3083,9 +3151,11 @@ export interface operations {
                 };
             };
             408: components["responses"]["HeadersTimeout"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3132,9 +3202,11 @@ export interface operations {
                 };
             };
             408: components["responses"]["HeadersTimeout"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3184,9 +3256,11 @@ export interface operations {
             408: components["responses"]["HeadersTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3236,9 +3310,11 @@ export interface operations {
             408: components["responses"]["HeadersTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyFailedAuthentications"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -3261,7 +3337,9 @@ export interface operations {
                 };
             };
             408: components["responses"]["HeadersTimeout"];
+            417: components["responses"]["ExpectationFailed"];
             431: components["responses"]["HeadersTooLarge"];
+            501: components["responses"]["TransferCodingNotImplemented"];
         };
     };
     healthHead: {
@@ -3283,7 +3361,9 @@ export interface operations {
                 };
             };
             408: components["responses"]["HeadersTimeout"];
+            417: components["responses"]["ExpectationFailed"];
             431: components["responses"]["HeadersTooLarge"];
+            501: components["responses"]["TransferCodingNotImplemented"];
         };
     };
     readiness: {
@@ -3305,7 +3385,9 @@ export interface operations {
                 };
             };
             408: components["responses"]["HeadersTimeout"];
+            417: components["responses"]["ExpectationFailed"];
             431: components["responses"]["HeadersTooLarge"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             /** @description Not ready: `{"status":"unavailable","down":[…]}`. */
             503: {
                 headers: {
@@ -3336,7 +3418,9 @@ export interface operations {
                 };
             };
             408: components["responses"]["HeadersTimeout"];
+            417: components["responses"]["ExpectationFailed"];
             431: components["responses"]["HeadersTooLarge"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             /** @description Not ready: `{"status":"unavailable","down":[…]}`. */
             503: {
                 headers: {
@@ -3367,7 +3451,9 @@ export interface operations {
                 };
             };
             408: components["responses"]["HeadersTimeout"];
+            417: components["responses"]["ExpectationFailed"];
             431: components["responses"]["HeadersTooLarge"];
+            501: components["responses"]["TransferCodingNotImplemented"];
         };
     };
     metricsHead: {
@@ -3389,7 +3475,9 @@ export interface operations {
                 };
             };
             408: components["responses"]["HeadersTimeout"];
+            417: components["responses"]["ExpectationFailed"];
             431: components["responses"]["HeadersTooLarge"];
+            501: components["responses"]["TransferCodingNotImplemented"];
         };
     };
     openapi: {
@@ -3415,7 +3503,9 @@ export interface operations {
                 };
             };
             408: components["responses"]["HeadersTimeout"];
+            417: components["responses"]["ExpectationFailed"];
             431: components["responses"]["HeadersTooLarge"];
+            501: components["responses"]["TransferCodingNotImplemented"];
         };
     };
     reference: {
@@ -3437,7 +3527,9 @@ export interface operations {
                 };
             };
             408: components["responses"]["HeadersTimeout"];
+            417: components["responses"]["ExpectationFailed"];
             431: components["responses"]["HeadersTooLarge"];
+            501: components["responses"]["TransferCodingNotImplemented"];
         };
     };
     referenceAsset: {
@@ -3465,7 +3557,9 @@ export interface operations {
             };
             404: components["responses"]["NoSuchRoute"];
             408: components["responses"]["HeadersTimeout"];
+            417: components["responses"]["ExpectationFailed"];
             431: components["responses"]["HeadersTooLarge"];
+            501: components["responses"]["TransferCodingNotImplemented"];
         };
     };
     dashboard: {
@@ -3489,7 +3583,9 @@ export interface operations {
             };
             404: components["responses"]["NoSuchRoute"];
             408: components["responses"]["HeadersTimeout"];
+            417: components["responses"]["ExpectationFailed"];
             431: components["responses"]["HeadersTooLarge"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             /** @description The dashboard is not built yet (`npm run setup` builds it). */
             503: {
                 headers: {
@@ -3522,7 +3618,9 @@ export interface operations {
             };
             404: components["responses"]["NoSuchRoute"];
             408: components["responses"]["HeadersTimeout"];
+            417: components["responses"]["ExpectationFailed"];
             431: components["responses"]["HeadersTooLarge"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             /** @description The dashboard is not built yet (`npm run setup` builds it). */
             503: {
                 headers: {
@@ -3558,7 +3656,9 @@ export interface operations {
             };
             404: components["responses"]["NoSuchRoute"];
             408: components["responses"]["HeadersTimeout"];
+            417: components["responses"]["ExpectationFailed"];
             431: components["responses"]["HeadersTooLarge"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             /** @description The dashboard is not built yet (`npm run setup` builds it). */
             503: {
                 headers: {
@@ -3594,7 +3694,9 @@ export interface operations {
             };
             404: components["responses"]["NoSuchRoute"];
             408: components["responses"]["HeadersTimeout"];
+            417: components["responses"]["ExpectationFailed"];
             431: components["responses"]["HeadersTooLarge"];
+            501: components["responses"]["TransferCodingNotImplemented"];
             /** @description The dashboard is not built yet (`npm run setup` builds it). */
             503: {
                 headers: {

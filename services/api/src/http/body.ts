@@ -1,9 +1,9 @@
 // Reads a request body as raw bytes with a size limit. Express's own parsers
 // would run before the route's header checks, so /schedule reads it itself
 // (the check order in docs/api/schedule.md: missing headers come before the body).
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Request } from "express";
-import { badRequest, payloadTooLarge } from "@ttr/core";
+import { ApiError, payloadTooLarge } from "@ttr/core";
 
 export const MiB = 1024 * 1024;
 
@@ -27,7 +27,26 @@ function tooLarge(limitText: string, close: boolean) {
 }
 
 const BODY_FAILED = Symbol("ttr.bodyFailed");
-type Marked = IncomingMessage & { [BODY_FAILED]?: true };
+const AWAITS_CONTINUE = Symbol("ttr.awaitsContinue");
+type Marked = IncomingMessage & { [BODY_FAILED]?: true; [AWAITS_CONTINUE]?: ServerResponse };
+
+/**
+ * The client sent `Expect: 100-continue` and holds its body back until it
+ * gets `100 Continue`. It gets one only once a route starts reading that
+ * body (readBody), so an answer the headers alone decide (413 for a declared
+ * length, 404, 415, a missing header) goes out without it; Node then closes
+ * the connection, as the client may send the body anyway (server.ts calls this).
+ */
+export function awaitContinue(req: IncomingMessage, res: ServerResponse): void {
+  (req as Marked)[AWAITS_CONTINUE] = res;
+}
+
+function sendContinue(req: IncomingMessage): void {
+  const res = (req as Marked)[AWAITS_CONTINUE];
+  if (res === undefined) return;
+  delete (req as Marked)[AWAITS_CONTINUE];
+  if (!res.headersSent) res.writeContinue();
+}
 
 /**
  * Node's parser found the body of this request malformed or cut short (the
@@ -44,16 +63,26 @@ export function bodyFailed(req: IncomingMessage): boolean {
   return (req as Marked)[BODY_FAILED] === true;
 }
 
-const unreadable = () => badRequest("Failed to read request body");
+/**
+ * A body cut short or malformed on the wire: 400 `Failed to read request
+ * body`, with that message as JSON or, from the JSON endpoints, with an
+ * empty body (json-endpoint.ts).
+ */
+export class UnreadableBody extends ApiError {
+  constructor() {
+    super("BadRequest", "Failed to read request body");
+  }
+}
 
 export function readBody(req: Request, limit: number, limitText: string): Promise<Buffer> {
-  if (bodyFailed(req)) return Promise.reject(unreadable());
+  if (bodyFailed(req)) return Promise.reject(new UnreadableBody());
   const declared = Number(req.headers["content-length"]);
   if (Number.isFinite(declared) && declared > limit) {
     const close = declared > limit + DRAIN_AT_MOST;
     if (!close) req.resume();
     return Promise.reject(tooLarge(limitText, close));
   }
+  sendContinue(req);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -77,7 +106,7 @@ export function readBody(req: Request, limit: number, limitText: string): Promis
       settled = true;
       resolve(Buffer.concat(chunks, size));
     });
-    req.on("aborted", () => fail(unreadable()));
-    req.on("error", () => fail(unreadable()));
+    req.on("aborted", () => fail(new UnreadableBody()));
+    req.on("error", () => fail(new UnreadableBody()));
   });
 }

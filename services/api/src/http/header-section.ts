@@ -4,6 +4,9 @@ import type http from "node:http";
 /** A header section above this size gets 431 with an empty body. */
 export const MAX_HEADER_BYTES = 16 * 1024;
 
+/** The ttr-error reason of that 431. */
+export const HEADERS_TOO_LARGE = `Request headers larger than ${MAX_HEADER_BYTES / 1024} KiB`;
+
 /** The shortest header line: a one-character name and an empty value, `a: ` and CRLF. */
 const SHORTEST_HEADER_LINE = 5;
 

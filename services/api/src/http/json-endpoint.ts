@@ -11,7 +11,7 @@ import { pathText } from "../declare/scan-shapes.js";
 import type { Deps } from "../deps.js";
 import { projectForKey } from "../auth/api-key.js";
 import { sessionProject } from "../auth/session.js";
-import { readBody } from "./body.js";
+import { readBody, UnreadableBody } from "./body.js";
 
 /** 415 with a plain-text body (docs/api/errors.md). */
 export class UnsupportedContentType extends ApiError {
@@ -31,9 +31,18 @@ export function checkJsonContentType(req: Request): void {
   if (type !== "application/json") throw new UnsupportedContentType(raw);
 }
 
-/** Reads and parses the body; anything but valid JSON is a 400 with an empty body. */
+/** readBody, where a body that could not be read to its end is a 400 with an empty body too. */
+async function readBodyOrEmpty400(req: Request, limit: number, limitText: string): Promise<Buffer> {
+  try {
+    return await readBody(req, limit, limitText);
+  } catch (err) {
+    throw err instanceof UnreadableBody ? emptyBadRequest(err.message) : err;
+  }
+}
+
+/** Reads and parses the body; anything but valid JSON, or a body cut short, is a 400 with an empty body. */
 export async function readJson(req: Request, limit: number, limitText: string): Promise<unknown> {
-  const bytes = await readBody(req, limit, limitText);
+  const bytes = await readBodyOrEmpty400(req, limit, limitText);
   if (bytes.length === 0) throw emptyBadRequest("Body is empty: a JSON object is required");
   try {
     return JSON.parse(bytes.toString("utf8"));
@@ -57,7 +66,7 @@ export async function readJsonWithMessage(req: Request, limit: number, limitText
  * and the reason in ttr-error. Build it with `built` once the key is known.
  */
 export async function readScanned(req: Request, limit: number, limitText: string, shape: Shape): Promise<Buffer> {
-  const bytes = await readBody(req, limit, limitText);
+  const bytes = await readBodyOrEmpty400(req, limit, limitText);
   if (bytes.length === 0) throw emptyBadRequest("Body is empty: a JSON object is required");
   const verdict = scanBody(bytes, shape);
   if (verdict.ok) return bytes;

@@ -20,13 +20,13 @@ export const ref = (name: string, kind: "schemas" | "responses" | "headers" | "p
 });
 
 /**
- * The `ttr-error` header: a one-line reason on a 4xx answered with no body,
+ * The `ttr-error` header: a one-line reason on a refusal answered with no body,
  * for people reading logs or curl output; clients should go by the status.
  */
 
 export const HEADERS: Json = {
   TtrError: {
-    description: "Why the request was refused, in one line, on a 4xx answered with no body. For people: clients go by the status.",
+    description: "Why the request was refused, in one line, when the answer has no body (a 4xx, or the 501). For people: clients go by the status.",
     required: true,
     schema: { type: "string", minLength: 1, maxLength: 300, pattern: "^[\\x20-\\x7e]+$" },
   },
@@ -72,6 +72,14 @@ export const RESPONSES: Json = {
     description: "The request line and headers did not all arrive within 20 seconds. No body; the connection is closed.",
     headers: ttrError,
   },
+  ExpectationFailed: {
+    description: "An `Expect` header other than `100-continue`. No body; the connection is closed.",
+    headers: ttrError,
+  },
+  TransferCodingNotImplemented: {
+    description: "A `Transfer-Encoding` other than `chunked` alone, such as `gzip, chunked`. No body; the connection is closed.",
+    headers: ttrError,
+  },
   InternalError: {
     description: "A bug in ttr. Nothing about the request is implied.",
     content: json(ref("InternalErrorError")),
@@ -109,10 +117,17 @@ export function jsonAnswer(description: string, schema: Json, headers?: Json): J
   return headers ? { description, headers, content: json(schema) } : { description, content: json(schema) };
 }
 
-/** 408, 431, 500, 503: what any endpoint that reads the database may answer. */
-export const storeAnswers = (): Json => ({
+/** The answers to how a request is sent rather than what it asks: any operation may give them. */
+export const transportAnswers = (): Json => ({
   "408": response("HeadersTimeout"),
+  "417": response("ExpectationFailed"),
   "431": response("HeadersTooLarge"),
+  "501": response("TransferCodingNotImplemented"),
+});
+
+/** Those, 500 and 503: what any endpoint that reads the database may answer. */
+export const storeAnswers = (): Json => ({
+  ...transportAnswers(),
   "500": response("InternalError"),
   "503": response("Unavailable"),
 });

@@ -22,8 +22,8 @@ const DESCRIPTION = `ttr stores an HTTP request and sends it to its target later
 \`/declare\`, \`/tag-policies\` and the dashboard's data endpoints also take a dashboard session (\`POST /auth/login\`).
 
 **Errors.** Most errors are JSON \`{"_tag", "message"}\`; \`_tag\` always matches the status and \`message\` is for people.
-Some answers have no body at all: a malformed request (400), a path that does not exist or a method an endpoint does not take (404), headers not all in within 20 seconds (408), headers over 16 KiB (431);
-such 4xx answers carry a one-line reason in the \`ttr-error\` header. Parse a body as JSON only when the Content-Type says \`application/json\`.
+Some answers have no body at all: a malformed request (400; an HTTP/1.1 request without a Host header, or any with two, is one), a path that does not exist or a method an endpoint does not take (404), headers not all in within 20 seconds (408), an \`Expect\` other than \`100-continue\` (417), headers over 16 KiB (431), a \`Transfer-Encoding\` other than \`chunked\` alone (501);
+such answers carry a one-line reason in the \`ttr-error\` header. Parse a body as JSON only when the Content-Type says \`application/json\`.
 When PostgreSQL or Redis is down, an endpoint that needs it answers 503 \`Unavailable\` with \`Retry-After\`, having changed nothing.
 
 **Results** of the attempts are not pushed anywhere by default: they are read in the dashboard, or with the dashboard's data endpoints.`;

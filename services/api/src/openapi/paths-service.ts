@@ -1,9 +1,9 @@
 // What the api serves besides its API: probes, metrics, this document, the
 // rendered reference and the dashboard's pages.
-import { type Json, jsonAnswer, ref, SECURITY } from "./common.js";
+import { type Json, jsonAnswer, ref, SECURITY, transportAnswers } from "./common.js";
 
 const tags = ["Service"];
-const noBody = { "408": { $ref: "#/components/responses/HeadersTimeout" }, "431": { $ref: "#/components/responses/HeadersTooLarge" } };
+const noBody = transportAnswers();
 
 /** GET, and HEAD with the same headers and no body. */
 function getAndHead(operationId: string, get: Json): Json {

@@ -1,7 +1,7 @@
 // Sign-in and the dashboard's data endpoints. Everything but /auth/* takes a
 // dashboard session or, for scripts, the project's API key, and answers the
 // same either way.
-import { errorAnswer, type Json, jsonAnswer, ref, response, SECURITY } from "./common.js";
+import { errorAnswer, type Json, jsonAnswer, ref, response, SECURITY, storeAnswers } from "./common.js";
 
 const query = (name: string, description: string, schema: Json = { type: "string" }): Json => ({ name, in: "query", required: false, description, schema });
 const idParameter = { name: "id", in: "path", required: true, description: "A trigger's or recurring trigger's ID.", schema: { type: "string" } };
@@ -20,7 +20,7 @@ const badQuery = errorAnswer(
   "BadRequestError",
 );
 const notFound = errorAnswer("`Trigger not found`.", "NotFoundError");
-const reads = { "408": response("HeadersTimeout"), "431": response("HeadersTooLarge"), "500": response("InternalError"), "503": response("Unavailable") };
+const reads = storeAnswers();
 
 const limit = query("limit", "Page size, 1 to 500; 50 by default.", { type: "string", pattern: "^[0-9]*$" });
 const cursor = query("cursor", "The `nextCursor` of the previous page.");
