@@ -34,6 +34,8 @@ export function createApp(deps: Deps): express.Express {
     labelNames: ["route", "status"] as const,
     registers: [deps.registry],
   });
+  // requests the server refuses before express sees them count here too (server.ts)
+  app.locals.requests = requests;
   const latency = new prom.Histogram({
     name: "ttr_api_request_duration_seconds",
     help: "API request latency by route",

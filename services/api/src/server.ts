@@ -2,7 +2,7 @@
 // requests itself; this decides those answers (docs/api/README.md, docs/api/errors.md).
 import http from "node:http";
 import type { Duplex } from "node:stream";
-import type { Logger } from "@ttr/platform";
+import type { Logger, prom } from "@ttr/platform";
 import type express from "express";
 import { awaitContinue, failBody } from "./http/body.js";
 import { headerSafe, REASON_HEADER } from "./http/errors.js";
@@ -117,6 +117,13 @@ export function createServer(app: express.Express, log?: Logger, opts: ServerOpt
   // A body may take Node's requestTimeout (300 s): 10 MiB on a slow link.
   // requireHostHeader: Node's own 400 for a missing Host has no ttr-error;
   // http/refusals.ts answers it instead.
+  // Refused before express: one log line each, and counted with the app's
+  // requests (route `unmatched`), as the app would have.
+  const requests = app.locals.requests as prom.Counter<"route" | "status"> | undefined;
+  const refused = (status: number, code: string | undefined) => {
+    requests?.inc({ route: "unmatched", status: String(status) });
+    log?.info("request", { status, refused: code });
+  };
   const server = http.createServer({
     maxHeaderSize: MAX_HEADER_BYTES,
     keepAliveTimeout: 65_000,
@@ -148,7 +155,7 @@ export function createServer(app: express.Express, log?: Logger, opts: ServerOpt
     closing.add(req.socket);
     res.shouldKeepAlive = false;
     res.writeHead(refusal.status, { "Content-Length": 0, [REASON_HEADER]: headerSafe(refusal.reason) }).end();
-    log?.info("request", { status: refusal.status, refused: refusal.refused });
+    refused(refusal.status, refusal.refused);
   };
   server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => serve(req, res, "none"));
   server.on("checkContinue", (req: http.IncomingMessage, res: http.ServerResponse) => serve(req, res, "continue"));
@@ -160,7 +167,7 @@ export function createServer(app: express.Express, log?: Logger, opts: ServerOpt
     socket.once("finish", () => socket.destroy());
     if (headersTooLarge(req)) {
       reply(socket, { status: "431 Request Header Fields Too Large", body: "", reason: HEADERS_TOO_LARGE });
-      log?.info("request", { status: 431, refused: "HPE_HEADER_OVERFLOW" });
+      refused(431, "HPE_HEADER_OVERFLOW");
     } else reply(socket, { status: "400 Bad Request", body: "", reason: "CONNECT cannot be read as a request to store; use POST /triggers with method CONNECT" });
   });
   server.on("clientError", (err: NodeJS.ErrnoException, socket: Duplex) => {
@@ -183,7 +190,7 @@ export function createServer(app: express.Express, log?: Logger, opts: ServerOpt
       return;
     }
     const answer = parserAnswer(err.code);
-    log?.info("request", { status: Number(answer.status.slice(0, 3)), refused: err.code });
+    refused(Number(answer.status.slice(0, 3)), err.code);
     if (!pending) {
       reply(socket, answer);
       return;

@@ -226,4 +226,17 @@ describe("operations endpoints (docs/operations.md)", () => {
     expect(after).toMatch(/ttr_api_requests_total\{[^}]*route="\/dashboard\/\{\*rest\}"[^}]*status="200"/);
     expect(after).not.toMatch(/route="\/\{\*rest\}"/);
   });
+
+  it("counts requests refused before any route (a malformed one, headers over 16 KiB) as unmatched", async () => {
+    const count = async (status: string) => {
+      const text = (await api.call("GET", "/metrics")).text;
+      const line = text.split("\n").find((l) => l.startsWith("ttr_api_requests_total{") && l.includes('route="unmatched"') && l.includes(`status="${status}"`));
+      return line ? Number(line.split(" ").at(-1)) : 0;
+    };
+    const [bad, large] = [await count("400"), await count("431")];
+    expect(await rawExchange("GARBAGE\r\n\r\n", false)).toMatch(/^HTTP\/1\.1 400 /);
+    expect(await rawExchange(`GET /healthz HTTP/1.1\r\nHost: x\r\nx-big: ${"a".repeat(17 * 1024)}\r\n\r\n`, false)).toMatch(/^HTTP\/1\.1 431 /);
+    expect(await count("400")).toBe(bad + 1);
+    expect(await count("431")).toBe(large + 1);
+  });
 });
