@@ -1,9 +1,11 @@
 // Reading the CLI's arguments and inputs: flags checked one by one, the
-// database to use, and passwords kept out of the process list.
+// database and the secret key to use, and passwords kept out of the process
+// list.
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { MAX_PASSWORD_LENGTH, type SecretKeys, secretKeys } from "@ttr/core";
 import { MAX_MONTHLY_QUOTA } from "@ttr/db";
+import { promptHidden } from "./prompt.js";
 
 /** A mistake in how the command was called: usage on stderr, exit code 2. */
 export class UsageError extends Error {}
@@ -13,31 +15,58 @@ export class UsageError extends Error {}
  * `npm start`), else the nearest `.ttr/<name>` from the working directory
  * up; null if none.
  */
-function startFile(name: string): string | null {
+function startFile(name: string): { file: string; text: string } | null {
+  const read = (file: string) => ({ file, text: readFileSync(file, "utf8") });
   if (process.env.TTR_DATA_DIR) {
     const file = path.join(path.resolve(process.env.TTR_DATA_DIR), name);
-    return existsSync(file) ? readFileSync(file, "utf8") : null;
+    return existsSync(file) ? read(file) : null;
   }
   for (let dir = process.cwd(); ; dir = path.dirname(dir)) {
     const file = path.join(dir, ".ttr", name);
-    if (existsSync(file)) return readFileSync(file, "utf8");
+    if (existsSync(file)) return read(file);
     if (path.dirname(dir) === dir) return null;
   }
 }
 
-/** `npm start` records where its database is, so `npm run ttr` works beside it. */
+/**
+ * `npm start` records where its database is, so `npm run ttr` works beside
+ * it. Neither given is a configuration error (exit 1), not a usage one.
+ */
 export function databaseUrl(): string {
   if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
   const env = startFile("env.json");
-  if (env !== null) return (JSON.parse(env) as { DATABASE_URL: string }).DATABASE_URL;
-  const where = process.env.TTR_DATA_DIR ? `${process.env.TTR_DATA_DIR}/env.json` : ".ttr/env.json";
-  throw new UsageError(`DATABASE_URL is not set (and no ${where} from \`npm start\` was found)`);
+  if (env === null) {
+    const where = process.env.TTR_DATA_DIR ? `${process.env.TTR_DATA_DIR}/env.json` : ".ttr/env.json";
+    throw new Error(`DATABASE_URL is not set, and there is no ${where} from \`npm start\`: set DATABASE_URL to the database to manage`);
+  }
+  let url: unknown;
+  try {
+    url = (JSON.parse(env.text) as { DATABASE_URL?: unknown } | null)?.DATABASE_URL;
+  } catch (err) {
+    throw new Error(`${env.file} is not valid JSON (${(err as Error).message}): run \`npm start\` again to rewrite it, or set DATABASE_URL`);
+  }
+  if (typeof url !== "string" || url === "") throw new Error(`${env.file} has no DATABASE_URL: run \`npm start\` again to rewrite it, or set DATABASE_URL`);
+  return url;
 }
 
-/** TTR_SECRET_KEY (and TTR_SECRET_KEY_PREVIOUS), else the key `npm start` made; null when there is none. */
-export function secretKeysOrNull(): SecretKeys | null {
-  const current = process.env.TTR_SECRET_KEY || startFile("secret-key")?.trim();
-  return current ? secretKeys(current, process.env.TTR_SECRET_KEY_PREVIOUS) : null;
+/** The keys that seal signing secrets, and where the current one came from (for messages). */
+export interface KeysInUse {
+  keys: SecretKeys;
+  source: string;
+}
+
+/**
+ * TTR_SECRET_KEY (and TTR_SECRET_KEY_PREVIOUS); else, only when the database
+ * is the one `npm start` recorded (DATABASE_URL unset), the key it made
+ * beside it: another database's secrets sealed with that key would open for
+ * no executor of theirs. Null when there is none.
+ */
+export function secretKeysOrNull(): KeysInUse | null {
+  if (process.env.TTR_SECRET_KEY) return { keys: secretKeys(process.env.TTR_SECRET_KEY, process.env.TTR_SECRET_KEY_PREVIOUS), source: "TTR_SECRET_KEY" };
+  if (process.env.DATABASE_URL) return null;
+  const made = startFile("secret-key");
+  const current = made?.text.trim();
+  return made && current ? { keys: secretKeys(current, process.env.TTR_SECRET_KEY_PREVIOUS), source: made.file } : null;
 }
 
 export function need(value: string | undefined, flag: string): string {
@@ -47,10 +76,11 @@ export function need(value: string | undefined, flag: string): string {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** A UUID, in lower case as the database prints it. */
 export function uuid(value: string | undefined, flag: string): string {
   const v = need(value, flag);
   if (!UUID.test(v)) throw new UsageError(`--${flag} must be a UUID`);
-  return v;
+  return v.toLowerCase();
 }
 
 /** A whole number ≥ 0 (`fallback` when the flag is absent and one is given). */
@@ -65,9 +95,9 @@ export function count(value: string | undefined, flag: string, fallback?: number
 /** A monthly quota: a whole number from 0 to MAX_MONTHLY_QUOTA. */
 export function quota(value: string | undefined, fallback?: () => number): number {
   if (value === undefined && fallback !== undefined) return fallback();
-  const n = count(value, "quota");
-  if (n > MAX_MONTHLY_QUOTA) throw new UsageError(`--quota must be a whole number from 0 to ${MAX_MONTHLY_QUOTA}`);
-  return n;
+  const text = need(value, "quota");
+  if (!/^\d+$/.test(text) || Number(text) > MAX_MONTHLY_QUOTA) throw new UsageError(`--quota must be a whole number from 0 to ${MAX_MONTHLY_QUOTA}`);
+  return Number(text);
 }
 
 /** A page size from 1 to `max`, like the api's `limit`. */
@@ -82,32 +112,6 @@ async function readAll(stream: NodeJS.ReadStream): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString("utf8");
-}
-
-/** Asks for a line at the terminal without echoing it. */
-function promptHidden(question: string): Promise<string> {
-  const stdin = process.stdin;
-  process.stderr.write(question);
-  stdin.setRawMode(true);
-  stdin.resume();
-  return new Promise((resolve) => {
-    let typed = "";
-    const onData = (chunk: Buffer) => {
-      for (const ch of chunk.toString("utf8")) {
-        if (ch === "\r" || ch === "\n") {
-          stdin.setRawMode(false);
-          stdin.pause();
-          stdin.off("data", onData);
-          process.stderr.write("\n");
-          resolve(typed);
-          return;
-        }
-        if (ch === "\u0003") process.exit(130);
-        typed = ch === "\u007f" ? typed.slice(0, -1) : typed + ch;
-      }
-    };
-    stdin.on("data", onData);
-  });
 }
 
 /** --password, else one line from stdin (unechoed at a terminal); at most MAX_PASSWORD_LENGTH characters, which sign-in takes. */

@@ -1,12 +1,12 @@
 // The CLI's help and exit codes, and its commands that read and act on a
 // project's triggers: they answer as the api's endpoints do.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { verifyPassword } from "@ttr/core";
 import { createUser } from "@ttr/db";
-import { cliProject } from "./cli-support.js";
+import { cliProject, main } from "./cli-support.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 
@@ -52,12 +52,37 @@ describe("help and exit codes", { timeout: 90_000 }, () => {
     for (const row of out.stdout.split("\n").filter((l) => /^ {2}[a-z]/.test(l))) expect(row, row).toMatch(/^ {2}[a-z-]+(?: [a-z-]+)? {2,}\S/);
   });
 
-  it("an unknown command, an unknown flag, a stray argument or no command: usage on stderr, exit 2", async () => {
-    for (const args of [["frobnicate"], ["trigger", "list", "--bogus"], ["trigger", "list", "extra"], []]) {
+  it("an unknown command, an unknown flag, a stray argument or no command: the reason, then usage on stderr, exit 2", async () => {
+    for (const [args, why] of [
+      [["frobnicate"], "unknown command: frobnicate"],
+      [["trigger", "list", "--bogus"], "Unknown option '--bogus'"],
+      [["trigger", "list", "extra"], "Unexpected argument 'extra'"],
+      [[], "no command given"],
+      [["--version"], "unknown flag: --version"],
+      [["--json", "migrate"], "--json goes after the command"],
+    ] as const) {
       const out = await ttr(...args);
       expect(out.code, args.join(" ")).toBe(2);
       expect(out.stdout).toBe("");
+      expect(out.stderr.split("\n")[0], args.join(" ")).toMatch(`ttr: ${why}`);
+      expect(out.stderr.startsWith("ttr: ")).toBe(true);
       expect(out.stderr).toContain("usage: ttr");
+    }
+  });
+
+  it("a missing or malformed flag is a usage error before the database is asked anything, even an unreachable one", async () => {
+    const closed = { DATABASE_URL: "postgresql://postgres@127.0.0.1:1/ttr" };
+    const nowhere = "00000000-0000-4000-8000-00000000abcd";
+    for (const [env, args] of [
+      [closed, ["trigger", "show", "--project", nowhere]],
+      [closed, ["trigger", "list", "--project", nowhere, "--limit", "0"]],
+      [{}, ["trigger", "cancel", "--project", nowhere]],
+      [{}, ["dead-letters", "list", "--project", nowhere, "--cursor", "garbage"]],
+      [closed, ["dead-letters", "discard", "--project", nowhere, "--from", "yesterday"]],
+    ] as const) {
+      const out = await f.ttrWithEnv(env, ...args);
+      expect(out.code, `${args.join(" ")}: ${out.stderr}`).toBe(2);
+      expect(out.stderr).toContain("usage: ttr ");
     }
   });
 
@@ -109,6 +134,48 @@ describe("trigger and dead-letter commands", { timeout: 90_000 }, () => {
       expect(malformed.code, args.join(" ")).toBe(2);
       expect(malformed.stderr).toContain(`--${args[4]!.slice(2)} must be a UUID`);
     }
+  });
+
+  it("text output shows a tenant's control characters as escapes; --json gives them exactly; an empty list says so", async () => {
+    const [t] = await f.db.$queryRawUnsafe<Array<{ id: string }>>(
+      `INSERT INTO triggers (project_id, status, custom_key, title, url, method, headers, body, tags, scheduled_at, created_at, updated_at)
+       VALUES ($1::uuid, 'registered', E'k\\x1b[2J', E'T\\x07', E'http://127.0.0.1:9/\\x1b]0;x\\x07', 'POST', '[["x-h","a\\nb\\u009b"]]',
+               convert_to(E'hi\\x1b]0;pwned\\x07\\x1b[2J\\tend', 'UTF8'), '{cli-ctl}', now() + interval '1 hour', now(), now())
+       RETURNING id::text`,
+      f.projectId,
+    );
+    const show = await ttr("trigger", "show", "--project", f.projectId, "--id", t!.id);
+    expect(show.code, show.stderr).toBe(0);
+    // no control character but the lines' breaks and the columns' tabs
+    const controls = [...show.stdout].filter((c) => c !== "\n" && c !== "\t" && (c < " " || (c >= "\u007f" && c <= "\u009f")));
+    expect(controls).toEqual([]);
+    expect(show.stdout).toContain("  body: hi\\x1b]0;pwned\\x07\\x1b[2J\\tend\n");
+    expect(show.stdout).toContain("  x-h: a\\nb\\x9b\n");
+    expect(show.stdout).toContain("  title: T\\x07\n");
+    expect(show.stdout).toContain("http://127.0.0.1:9/\\x1b]0;x\\x07\tk\\x1b[2J\t");
+    const list = await ttr("trigger", "list", "--project", f.projectId, "--tag", "cli-ctl");
+    expect(list.stdout.split("\t").length).toBe(7);
+    expect(list.stdout).not.toContain("\u001b");
+    const exact = await json<{ trigger: { body: string; customKey: string } }>("trigger", "show", "--project", f.projectId, "--id", t!.id);
+    expect(exact.trigger).toMatchObject({ body: "hi\u001b]0;pwned\u0007\u001b[2J\tend", customKey: "k\u001b[2J" });
+    expect((await ttr("trigger", "list", "--project", f.projectId, "--tag", "none-such")).stdout).toBe("no triggers\n");
+    expect((await ttr("dead-letters", "list", "--project", f.projectId, "--trigger", t!.id)).stdout).toBe("no dead letters\n");
+  });
+
+  it("stdout closed early (ttr … | head -c 100): no stack trace, and the exit code the command had", async () => {
+    const [t] = await f.db.$queryRawUnsafe<Array<{ id: string }>>(
+      `INSERT INTO triggers (project_id, status, url, method, headers, body, tags, scheduled_at, created_at, updated_at)
+       VALUES ($1::uuid, 'registered', 'http://127.0.0.1:9/', 'POST', '[]', convert_to(repeat('x', 1000000), 'UTF8'), '{}', now() + interval '1 hour', now(), now())
+       RETURNING id::text`,
+      f.projectId,
+    );
+    const child = spawn(process.execPath, [main, "trigger", "show", "--project", f.projectId, "--id", t!.id], { env: { ...process.env, DATABASE_URL: f.databaseUrl } });
+    let stderr = "";
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    child.stdout.once("data", () => child.stdout.destroy());
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
   });
 
   it("a project that does not exist is an error (exit 1) for every command that reads one, not an empty page", async () => {

@@ -85,5 +85,8 @@ export function cliProject(name: string) {
     get projectId(): string {
       return state.projectId;
     },
+    get databaseUrl(): string {
+      return database!.url;
+    },
   };
 }

@@ -72,7 +72,11 @@ describe("ttr admin CLI", { timeout: 90_000 }, () => {
 
   it("sets a quota, creates and revokes API keys, creates users", async () => {
     const { projectId } = await json("project", "create", "--name", "ops");
-    expect(await json("project", "set-quota", "--project", String(projectId), "--quota", "7")).toEqual({ projectId, monthlyQuota: 7 });
+    // the ID as the database prints it, whatever case it was given in
+    expect(await json("project", "set-quota", "--project", String(projectId).toUpperCase(), "--quota", "7")).toEqual({ projectId, monthlyQuota: 7 });
+    const negative = await ttr("project", "set-quota", "--project", String(projectId), "--quota", "-1", "--json");
+    expect(negative.code).toBe(2);
+    expect(negative.stderr).toMatch(/^ttr: --quota must be a whole number from 0 to 2147483647\n/);
     const key = await json("apikey", "create", "--project", String(projectId));
     expect(key.apiKeyId).toMatch(UUID);
     expect(key.apiKey).toMatch(/^ttr_[A-Za-z0-9_-]{32,}$/);
@@ -143,6 +147,46 @@ describe("ttr admin CLI", { timeout: 90_000 }, () => {
     expect(unknown.stderr).toContain("not found");
     const again = await ttr("apikey", "revoke", "--id", "00000000-0000-4000-8000-000000000000", "--json");
     expect(again.code).toBe(1);
+    expect(again.stderr).toBe("ttr: api key not found\n");
+  });
+
+  it("apikey list shows a project's keys but never a key; revoke takes the key itself too, and a second revoke is no error", async () => {
+    const { projectId, apiKey } = await json("project", "create", "--name", "keys");
+    const listed = async () => (await json<{ apiKeys: Array<Record<string, unknown>> }>("apikey", "list", "--project", String(projectId))).apiKeys;
+    const [first, ...none] = await listed();
+    expect(none).toEqual([]);
+    expect(first).toEqual({ id: expect.stringMatching(UUID), createdAt: expect.any(String), revokedAt: null });
+    // the first key, which no command printed the ID of, revoked by the key itself
+    expect(await json("apikey", "revoke", "--key", String(apiKey))).toEqual({ revoked: true });
+    const [revoked] = await listed();
+    expect(revoked).toEqual({ ...first, revokedAt: expect.any(String) });
+    const [row] = await db.$queryRawUnsafe<Array<{ revoked_at: Date; key_hash: string }>>(`SELECT revoked_at, key_hash FROM api_keys WHERE id = $1::uuid`, first!.id);
+    expect(revoked!.revokedAt).toBe(row!.revoked_at.toISOString());
+    expect(JSON.stringify(revoked)).not.toContain(row!.key_hash);
+    // a retried revoke finds it revoked already: what it asked for
+    expect(await json("apikey", "revoke", "--id", String(first!.id))).toEqual({ revoked: true });
+    expect((await ttr("apikey", "revoke", "--id", String(first!.id))).stdout).toBe(`api key ${first!.id} was revoked already\n`);
+    for (const args of [[], ["--id", String(first!.id), "--key", String(apiKey)], ["--key", "not-a-key"]]) {
+      const usage = await ttr("apikey", "revoke", ...args, "--json");
+      expect(usage.code, args.join(" ")).toBe(2);
+      expect(usage.stderr).toMatch(/^ttr: (give either --id or --key|--key must be an API key)/);
+    }
+    const unknown = await ttr("apikey", "revoke", "--key", `ttr_${"x".repeat(43)}`, "--json");
+    expect([unknown.code, unknown.stderr]).toEqual([1, "ttr: api key not found\n"]);
+  });
+
+  it("a database that cannot be reached, or is not migrated: one reason line naming the server, never its credentials, exit 1", async () => {
+    const closed = "postgresql://admin:s3cr3t-pw@127.0.0.1:1/ttr";
+    const z = "00000000-0000-4000-8000-000000000000";
+    for (const args of [["project", "create", "--name", "x"], ["trigger", "list", "--project", z], ["migrate"]]) {
+      const out = await ttrWithEnv({ DATABASE_URL: closed }, ...args, "--json");
+      expect([out.code, out.stdout, out.stderr], args.join(" ")).toEqual([1, "", "ttr: database unavailable: cannot reach 127.0.0.1:1 (ECONNREFUSED)\n"]);
+    }
+    // the server's own maintenance database has none of ttr's tables
+    const unmigrated = new URL(database.url);
+    unmigrated.pathname = "/postgres";
+    const out = await ttrWithEnv({ DATABASE_URL: unmigrated.href }, "apikey", "list", "--project", z, "--json");
+    expect([out.code, out.stderr]).toEqual([1, "ttr: the database is not migrated: run ttr migrate\n"]);
   });
 
   it("prune removes history past the retention and says how much, as one JSON object", async () => {

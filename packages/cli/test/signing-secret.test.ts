@@ -65,6 +65,13 @@ describe("ttr project signing-secret", () => {
     const badKey = await ttr({ TTR_SECRET_KEY: "too-short" }, "project", "signing-secret", "--project", projectId, "--json");
     expect(badKey.code).toBe(1);
     expect(badKey.stderr).toMatch(/32 bytes/);
+    // the key `npm start` made belongs to its own database: with DATABASE_URL
+    // naming another one (shared, say), its executors would never open a secret sealed with it
+    const clone = mkdtempSync(path.join(tmpdir(), "ttr-clone-"));
+    writeFileSync(path.join(clone, "secret-key"), `${KEY_A}\n`);
+    const foreignKey = await ttr({ TTR_DATA_DIR: clone }, "project", "signing-secret", "--project", projectId, "--json");
+    expect(foreignKey.code).toBe(1);
+    expect(foreignKey.stderr).toMatch(/^ttr: TTR_SECRET_KEY is not set.*used only with its own database, when DATABASE_URL is unset/);
     expect(await stored()).toEqual([]);
   });
 
@@ -100,6 +107,23 @@ describe("ttr project signing-secret", () => {
     expect((await ttr({ TTR_SECRET_KEY: KEY_B }, "migrate", "--json")).stdout).toBe('{"ok":true}\n');
     expect((await stored())[0]).toEqual(sealedAfter);
   });
+
+  it("a key that did not seal the stored secrets: migrate says the migrations were applied but nothing was re-sealed; no new secret is sealed with it", { timeout: 60_000 }, async () => {
+    const sealed = await stored();
+    const migrate = await ttr({ TTR_SECRET_KEY: KEY_A }, "migrate", "--json");
+    expect([migrate.code, migrate.stdout]).toEqual([1, ""]);
+    expect(migrate.stderr).toMatch(/^ttr: the migrations were applied \(none were due\), but the signing secrets were not re-sealed: sealed with key \w+, which is neither/);
+    const other = (await createProject(db, "other key", 100)).projectId;
+    const refused = await ttr({ TTR_SECRET_KEY: KEY_A }, "project", "signing-secret", "--project", other, "--json");
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^ttr: this database's signing secrets are sealed with key \w{16}, but the key in use \(TTR_SECRET_KEY\) is \w{16}: /);
+    expect(await stored()).toEqual(sealed);
+    expect(await db.$queryRawUnsafe("SELECT 1 FROM signing_secrets WHERE project_id = $1::uuid", other)).toEqual([]);
+    // during a rotation the old key may have sealed them (the secret made here goes again, for the test below)
+    const rotating = await ttr({ TTR_SECRET_KEY: KEY_A, TTR_SECRET_KEY_PREVIOUS: KEY_B }, "project", "signing-secret", "--project", other, "--json");
+    expect(rotating.code, rotating.stderr).toBe(0);
+    await db.$executeRawUnsafe("DELETE FROM signing_secrets WHERE project_id = $1::uuid", other);
+  });
 });
 
 // last: its project gets a signing secret, which the counts above do not expect
@@ -107,13 +131,19 @@ describe("beside `npm start` with TTR_DATA_DIR", () => {
   it("takes the database and the secret key from the files `npm start` wrote there", { timeout: 30_000 }, async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), "ttr-data-"));
     writeFileSync(path.join(dataDir, "env.json"), JSON.stringify({ DATABASE_URL: database.url }));
-    writeFileSync(path.join(dataDir, "secret-key"), `${KEY_A}\n`);
+    // the key that sealed the secrets above, as `npm start` would have used
+    writeFileSync(path.join(dataDir, "secret-key"), `${KEY_B}\n`);
     const own = (await createProject(db, "data-dir", 100)).projectId;
     const out = await ttr({ DATABASE_URL: "", TTR_DATA_DIR: dataDir }, "project", "signing-secret", "--project", own, "--json");
     expect(out.code, out.stderr).toBe(0);
     expect(JSON.parse(out.stdout).secret).toMatch(/^whsec_/);
     const missing = await ttr({ DATABASE_URL: "", TTR_DATA_DIR: path.join(dataDir, "none") }, "trigger", "list", "--project", own);
-    expect(missing.code).toBe(2);
+    // a configuration to fix, not a mistake in the call: exit 1
+    expect(missing.code).toBe(1);
     expect(missing.stderr).toContain(`no ${path.join(dataDir, "none")}/env.json`);
+    const corrupt = mkdtempSync(path.join(tmpdir(), "ttr-data-"));
+    writeFileSync(path.join(corrupt, "env.json"), "{ half written");
+    const unreadable = await ttr({ DATABASE_URL: "", TTR_DATA_DIR: corrupt }, "trigger", "list", "--project", own);
+    expect([unreadable.code, unreadable.stderr.startsWith(`ttr: ${path.join(corrupt, "env.json")} is not valid JSON`)]).toEqual([1, true]);
   });
 });

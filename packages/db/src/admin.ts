@@ -1,7 +1,8 @@
 // Projects, API keys and dashboard users: the admin CLI's writes (docs/cli.md)
 // and the demo seed of `npm start`.
-import { hashPassword, newApiKey, sha256Hex } from "@ttr/core";
+import { hashPassword, newApiKey, sealedKeyId, sha256Hex } from "@ttr/core";
 import type { Db } from "./client.js";
+import { query, type SqlRunner } from "./sql.js";
 
 /** The largest monthly quota a project can hold (a PostgreSQL integer). */
 export const MAX_MONTHLY_QUOTA = 2_147_483_647;
@@ -40,9 +41,40 @@ export async function createApiKey(db: Db, projectId: string): Promise<{ apiKeyI
   return { apiKeyId: row.id, apiKey };
 }
 
+/** Whether this call revoked the key: false when there is no such key, or it was revoked already. */
 export async function revokeApiKey(db: Db, apiKeyId: string): Promise<boolean> {
   const { count } = await db.apiKey.updateMany({ where: { id: apiKeyId, revokedAt: null }, data: { revokedAt: new Date() } });
   return count === 1;
+}
+
+/** What an operator may see of an API key: never the key, nor its hash. */
+export interface ApiKeyInfo {
+  id: string;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+const KEY_INFO = { id: true, createdAt: true, revokedAt: true } as const;
+
+/** A project's API keys, revoked ones too, oldest first. */
+export async function listApiKeys(db: Db, projectId: string): Promise<ApiKeyInfo[]> {
+  return db.apiKey.findMany({ where: { projectId }, select: KEY_INFO, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+}
+
+/** The API key with this id, or the one that is `apiKey` itself (found by its hash); null if none. */
+export async function findApiKey(db: Db, by: { id: string } | { apiKey: string }): Promise<ApiKeyInfo | null> {
+  const where = "id" in by ? { id: by.id } : { keyHash: sha256Hex(by.apiKey) };
+  return db.apiKey.findUnique({ where, select: KEY_INFO });
+}
+
+/**
+ * The ids of the keys that sealed the signing secrets stored now (the
+ * current secrets, and the previous ones while they still sign), so that a
+ * new secret is not sealed with a key the executors do not have.
+ */
+export async function signingSecretKeyIds(db: SqlRunner): Promise<string[]> {
+  const rows = await query<{ sealed: string }>(db, "signing_secret_sealed");
+  return [...new Set(rows.map((r) => sealedKeyId(r.sealed) ?? "unknown"))].sort();
 }
 
 export async function createUser(db: Db, projectId: string, email: string, password: string): Promise<{ userId: string }> {

@@ -11,6 +11,9 @@ import {
   defaultMonthlyQuota,
   ensurePartitions,
   ensureSigningSecret,
+  findApiKey,
+  hasSigningSecret,
+  listApiKeys,
   MAX_RETENTION_DAYS,
   prune,
   resealSigningSecrets,
@@ -18,11 +21,13 @@ import {
   rotateSigningSecret,
   setProjectQuota,
   setUserPassword,
+  signingSecretKeyIds,
   withPgClient,
 } from "@ttr/db";
 import { PREVIOUS_SECRET_SIGNS_HOURS } from "@ttr/core";
-import { count, emailAddress, need, password, quota, secretKeysOrNull, UsageError, uuid } from "../args.js";
-import { type Command, str } from "../command.js";
+import { count, emailAddress, type KeysInUse, need, password, quota, secretKeysOrNull, UsageError, uuid } from "../args.js";
+import { type Command, type Context, str } from "../command.js";
+import { projectExists } from "./project.js";
 
 const s = { type: "string" } as const;
 
@@ -45,6 +50,31 @@ function retentionDays(flag: string | undefined, variable: string | undefined): 
   return days;
 }
 
+/**
+ * Refuses to seal a new signing secret with a key that did not seal the
+ * ones stored: the executors of this database open secrets with their own
+ * TTR_SECRET_KEY, and would never sign for a project whose secret another
+ * key sealed (a clone's own key, say). During a rotation the previous key
+ * may have sealed them.
+ */
+async function checkSealingKey(ctx: Context, { keys, source }: KeysInUse): Promise<void> {
+  const inUse = [keys.current.id, keys.previous?.id];
+  const foreign = (await signingSecretKeyIds(ctx.db())).filter((id) => !inUse.includes(id));
+  if (foreign.length === 0) return;
+  throw new Error(
+    `this database's signing secrets are sealed with key ${foreign.join(", ")}, but the key in use (${source}) is ${keys.current.id}: ` +
+      "give the TTR_SECRET_KEY the executors have (and, while rotating it, the old one as TTR_SECRET_KEY_PREVIOUS)",
+  );
+}
+
+/** `apikey revoke`'s key: --id or --key, exactly one of them. */
+function keyToRevoke(id: string | undefined, apiKey: string | undefined): { id: string } | { apiKey: string } {
+  if ((id === undefined) === (apiKey === undefined)) throw new UsageError("give either --id or --key");
+  if (id !== undefined) return { id: uuid(id, "id") };
+  if (!need(apiKey, "key").startsWith("ttr_")) throw new UsageError("--key must be an API key (ttr_…)");
+  return { apiKey: apiKey! };
+}
+
 export const adminCommands: Command[] = [
   {
     name: "migrate",
@@ -56,9 +86,17 @@ export const adminCommands: Command[] = [
       await createDatabaseIfMissing(url);
       const { applied } = await applyMigrations(url);
       await withPgClient(url, (c) => ensurePartitions(clientRunner(c), new Date()), "ttr-cli");
-      // After TTR_SECRET_KEY changed: secrets sealed with the previous key are sealed again with the new one.
-      const keys = secretKeysOrNull();
-      const resealed = keys ? await resealSigningSecrets(ctx.db(), keys) : 0;
+      // After TTR_SECRET_KEY changed: secrets sealed with the previous key are
+      // sealed again with the new one. This comes after the migrations (the
+      // table may be new), so a failure here leaves the schema migrated.
+      const inUse = secretKeysOrNull();
+      let resealed = 0;
+      try {
+        resealed = inUse ? await resealSigningSecrets(ctx.db(), inUse.keys) : 0;
+      } catch (err) {
+        const done = applied.length ? applied.join(", ") : "none were due";
+        throw new Error(`the migrations were applied (${done}), but the signing secrets were not re-sealed: ${(err as Error).message}`);
+      }
       const text = [applied.length ? `applied ${applied.join(", ")}` : "database is up to date", ...(resealed ? [`re-sealed the signing secrets of ${resealed} project(s)`] : [])];
       return { json: { ok: true }, text: text.join("\n") };
     },
@@ -101,7 +139,7 @@ export const adminCommands: Command[] = [
     async run(flags, ctx) {
       const projectId = uuid(str(flags, "project"), "project");
       const monthlyQuota = quota(str(flags, "quota"));
-      if (!(await setProjectQuota(ctx.db(), projectId, monthlyQuota))) throw new Error(`project ${projectId} not found`);
+      if (!(await setProjectQuota(ctx.db(), projectId, monthlyQuota))) throw new Error("project not found");
       return { json: { projectId, monthlyQuota }, text: `project ${projectId} quota ${monthlyQuota}` };
     },
   },
@@ -112,8 +150,14 @@ export const adminCommands: Command[] = [
     options: { project: s, rotate: { type: "boolean" } },
     async run(flags, ctx) {
       const projectId = uuid(str(flags, "project"), "project");
-      const keys = secretKeysOrNull();
-      if (!keys) throw new Error("TTR_SECRET_KEY is not set: signing secrets are stored sealed with it (docs/delivery-extras.md)");
+      const inUse = secretKeysOrNull();
+      if (!inUse) {
+        const fileToo = process.env.DATABASE_URL ? " (the key `npm start` made is used only with its own database, when DATABASE_URL is unset)" : "";
+        throw new Error(`TTR_SECRET_KEY is not set: signing secrets are stored sealed with it (docs/delivery-extras.md)${fileToo}`);
+      }
+      // only a new secret is sealed: one that exists opens with the key that sealed it, or fails saying which
+      if (flags.rotate || !(await hasSigningSecret(ctx.db(), projectId))) await checkSealingKey(ctx, inUse);
+      const { keys } = inUse;
       const out = flags.rotate ? await rotateSigningSecret(ctx.db(), keys, projectId) : await ensureSigningSecret(ctx.db(), keys, projectId);
       const previous = out.previous === null ? "" : `\nprevious ${out.previous} (still signs)`;
       return { json: { secret: out.secret, previous: out.previous }, text: `secret ${out.secret}${previous}` };
@@ -130,14 +174,30 @@ export const adminCommands: Command[] = [
     },
   },
   {
-    name: "apikey revoke",
-    synopsis: "--id <apiKeyId>",
-    summary: "revoke an API key; it answers 401 Invalid api key from then on",
-    options: { id: s },
+    name: "apikey list",
+    synopsis: "--project <id>",
+    summary: "a project's API keys, oldest first: id, created, revoked (never the keys themselves)",
+    options: { project: s },
     async run(flags, ctx) {
-      const id = uuid(str(flags, "id"), "id");
-      if (!(await revokeApiKey(ctx.db(), id))) throw new Error(`api key ${id} not found or already revoked`);
-      return { json: { revoked: true }, text: `api key ${id} revoked` };
+      const projectId = uuid(str(flags, "project"), "project");
+      await projectExists(ctx, projectId);
+      const keys = await listApiKeys(ctx.db(), projectId);
+      const apiKeys = keys.map((k) => ({ id: k.id, createdAt: k.createdAt.toISOString(), revokedAt: k.revokedAt?.toISOString() ?? null }));
+      const lines = apiKeys.map((k) => `${k.id}\tcreated ${k.createdAt}\t${k.revokedAt === null ? "active" : `revoked ${k.revokedAt}`}`);
+      return { json: { apiKeys }, text: lines.length ? lines.join("\n") : "no api keys" };
+    },
+  },
+  {
+    name: "apikey revoke",
+    synopsis: "(--id <apiKeyId> | --key <ttr_…>)",
+    summary: "revoke an API key, by its id or the key itself; it answers 401 Invalid api key from then on (revoking it again changes nothing)",
+    options: { id: s, key: s },
+    async run(flags, ctx) {
+      const key = await findApiKey(ctx.db(), keyToRevoke(str(flags, "id"), str(flags, "key")));
+      if (key === null) throw new Error("api key not found");
+      // a retried call finds the key revoked already: that is what it asked for
+      const already = key.revokedAt !== null || !(await revokeApiKey(ctx.db(), key.id));
+      return { json: { revoked: true }, text: `api key ${key.id} ${already ? "was revoked already" : "revoked"}` };
     },
   },
   {
