@@ -1,13 +1,45 @@
 // Shared by the retention tests: triggers (and executions) stored straight
 // under a given day partition, and small reads of what a pass left.
-import type pg from "pg";
-import { clientRunner, ensurePartitions as ensure } from "../src/index.js";
+import pg from "pg";
+import { afterAll, beforeAll } from "vitest";
+import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
+import { clientRunner, createDb, createProject, ensurePartitions as ensure } from "../src/index.js";
 
 export const DAY = 86_400_000;
 /** The UTC day `offset` days from now, as YYYY-MM-DD. */
 export const day = (offset: number) => new Date(Date.now() + offset * DAY).toISOString().slice(0, 10);
 export const ago = (days: number) => new Date(Date.now() - days * DAY);
 export const ensurePartitions = (c: pg.Client, now: Date, from?: string) => ensure(clientRunner(c), now, from);
+
+export interface RetentionDatabase {
+  tdb: TestDatabase;
+  /** a connection of the test's own */
+  client: pg.Client;
+  projectId: string;
+}
+
+/**
+ * For a test file: a fresh database with one project and the day partitions
+ * of the last 60 days, and a connection to it; dropped after the file. Read
+ * its fields inside tests (they are set in beforeAll).
+ */
+export function useRetentionDatabase(name: string): RetentionDatabase {
+  const fx = {} as RetentionDatabase;
+  beforeAll(async () => {
+    fx.tdb = await freshDatabase();
+    const db = createDb(fx.tdb.url, { max: 1 });
+    fx.projectId = (await createProject(db, name, 1_000_000)).projectId;
+    await db.$disconnect();
+    fx.client = new pg.Client({ connectionString: fx.tdb.url });
+    await fx.client.connect();
+    await ensurePartitions(fx.client, new Date(), day(-60));
+  });
+  afterAll(async () => {
+    await fx.client?.end();
+    await fx.tdb?.drop();
+  });
+  return fx;
+}
 
 export interface StoredTrigger {
   partDay: string;

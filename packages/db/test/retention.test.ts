@@ -2,49 +2,30 @@
 // whole, the rows that must stay are moved out first, and nothing brings a
 // row back while it may be removed.
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
-import { clientRunner, createDb, createProject, detachDays, ensurePartitions as ensure, PARTITIONS_CHANNEL, partitionBounds, prune, query, RETENTION_LOCK_KEY, withPgClient } from "../src/index.js";
+import { describe, expect, it } from "vitest";
+import { clientRunner, createDb, detachDays, ensurePartitions as ensure, PARTITIONS_CHANNEL, partitionBounds, prune, query, RETENTION_LOCK_KEY, withPgClient } from "../src/index.js";
 import { sql } from "../src/sql.js";
-import { ago, DAY, day, ensurePartitions, retentionRows } from "./retention-support.js";
+import { ago, DAY, day, ensurePartitions, retentionRows, useRetentionDatabase } from "./retention-support.js";
 
-let tdb: TestDatabase;
-let client: pg.Client;
-let projectId: string;
+const fx = useRetentionDatabase("retention");
 
-
-beforeAll(async () => {
-  tdb = await freshDatabase();
-  const db = createDb(tdb.url, { max: 1 });
-  projectId = (await createProject(db, "retention", 1_000_000)).projectId;
-  await db.$disconnect();
-  client = new pg.Client({ connectionString: tdb.url });
-  await client.connect();
-  await ensurePartitions(client, new Date(), day(-60));
-});
-
-afterAll(async () => {
-  await client?.end();
-  await tdb?.drop();
-});
-
-const { seed, count, exists } = retentionRows(() => ({ client, projectId }));
+const { seed, count, exists } = retentionRows(() => fx);
 
 describe("trigger_tags follows triggers", () => {
   const tagsOf = async (id: string) =>
-    (await client.query("SELECT tag, part_day::text AS d FROM trigger_tags WHERE trigger_id = $1::uuid ORDER BY tag", [id])).rows;
+    (await fx.client.query("SELECT tag, part_day::text AS d FROM trigger_tags WHERE trigger_id = $1::uuid ORDER BY tag", [id])).rows;
 
   it("gets a row per distinct tag on insert, new rows when the tags change, none left on delete", async () => {
     const [id] = await seed(1, { partDay: day(0), status: "registered", updatedAt: new Date(), tags: ["b", "a", "b"] });
     expect(await tagsOf(id!)).toEqual([{ tag: "a", d: day(0) }, { tag: "b", d: day(0) }]);
-    await client.query("UPDATE triggers SET status = 'queued' WHERE id = $1::uuid", [id]);
+    await fx.client.query("UPDATE triggers SET status = 'queued' WHERE id = $1::uuid", [id]);
     expect(await tagsOf(id!)).toHaveLength(2);
-    await client.query("UPDATE triggers SET tags = '{c}' WHERE id = $1::uuid", [id]);
+    await fx.client.query("UPDATE triggers SET tags = '{c}' WHERE id = $1::uuid", [id]);
     expect(await tagsOf(id!)).toEqual([{ tag: "c", d: day(0) }]);
-    await client.query("UPDATE triggers SET tags = '{}' WHERE id = $1::uuid", [id]);
+    await fx.client.query("UPDATE triggers SET tags = '{}' WHERE id = $1::uuid", [id]);
     expect(await tagsOf(id!)).toEqual([]);
-    await client.query("UPDATE triggers SET tags = '{d}' WHERE id = $1::uuid", [id]);
-    await client.query("DELETE FROM triggers WHERE id = $1::uuid", [id]);
+    await fx.client.query("UPDATE triggers SET tags = '{d}' WHERE id = $1::uuid", [id]);
+    await fx.client.query("DELETE FROM triggers WHERE id = $1::uuid", [id]);
     expect(await tagsOf(id!)).toEqual([]);
   });
 
@@ -61,17 +42,17 @@ describe("prune", () => {
     await seed(3, { partDay: old, status: "skipped", updatedAt: ago(40), customKey: "freed" });
     const [pending] = await seed(1, { partDay: old, status: "registered", updatedAt: ago(40), scheduledAt: new Date(Date.now() + 10 * DAY) });
     const [recent] = await seed(1, { partDay: old, status: "completed", updatedAt: ago(5) }, { status: "complete", completedAt: ago(35) });
-    await client.query(
+    await fx.client.query(
       `INSERT INTO executions (trigger_id, project_id, attempt_number, triggered_by, status, planned_at, completed_at, part_day)
        VALUES ($1::uuid, $2::uuid, 2, 'replay', 'complete', $3, $3, $4::date)`,
-      [recent, projectId, ago(5), old],
+      [recent, fx.projectId, ago(5), old],
     );
     const [inQueue] = await seed(1, { partDay: old, status: "queued", updatedAt: ago(40) }, { status: "planned", completedAt: null, dispatchedAt: ago(40) });
     // a younger day is left alone
     await seed(4, { partDay: day(-10), status: "completed", updatedAt: ago(10) }, { status: "complete", completedAt: ago(10) });
 
     const said: Array<[string, Record<string, unknown> | undefined]> = [];
-    const r = await prune(tdb.url, { olderThanDays: 30, log: (msg, meta) => said.push([msg, meta]) });
+    const r = await prune(fx.tdb.url, { olderThanDays: 30, log: (msg, meta) => said.push([msg, meta]) });
     expect(r).toMatchObject({ triggers: 53, executions: 51, moved: 3, deferred: 0 });
     // the pass says how long each of its steps took, in order
     const steps = said.find(([msg]) => msg === "retention pass steps")?.[1] ?? {};
@@ -85,16 +66,16 @@ describe("prune", () => {
     // the pending trigger and the one in the queue now live under today; the
     // recently replayed one under the day of its last change, with its recent
     // execution (the old one is gone)
-    const moved = async (id: string) => (await client.query("SELECT part_day::text AS d FROM triggers WHERE id = $1::uuid", [id])).rows[0]?.d;
+    const moved = async (id: string) => (await fx.client.query("SELECT part_day::text AS d FROM triggers WHERE id = $1::uuid", [id])).rows[0]?.d;
     expect(await moved(pending!)).toBe(day(0));
     expect(await moved(inQueue!)).toBe(day(0));
     expect(await moved(recent!)).toBe(day(-5));
-    expect((await client.query("SELECT attempt_number, part_day::text AS d FROM executions WHERE trigger_id = $1::uuid", [recent])).rows).toEqual([{ attempt_number: 2, d: day(-5) }]);
+    expect((await fx.client.query("SELECT attempt_number, part_day::text AS d FROM executions WHERE trigger_id = $1::uuid", [recent])).rows).toEqual([{ attempt_number: 2, d: day(-5) }]);
     expect(await count("executions", "trigger_id = $1::uuid AND part_day = $2::date", [inQueue, day(0)])).toBe(1);
     expect(await count("triggers", "part_day = $1::date", [day(-10)])).toBe(4);
 
     said.length = 0;
-    expect(await prune(tdb.url, { olderThanDays: 30, log: (msg, meta) => said.push([msg, meta]) })).toMatchObject({ triggers: 0, executions: 0, partitions: 0 });
+    expect(await prune(fx.tdb.url, { olderThanDays: 30, log: (msg, meta) => said.push([msg, meta]) })).toMatchObject({ triggers: 0, executions: 0, partitions: 0 });
     expect(said.map(([msg]) => msg)).not.toContain("retention pass steps");
   });
 
@@ -103,26 +84,26 @@ describe("prune", () => {
     const gone = await seed(3, { partDay: d, status: "completed", updatedAt: ago(42), tags: ["billing"] });
     const [stays] = await seed(1, { partDay: d, status: "registered", updatedAt: ago(42), scheduledAt: new Date(Date.now() + DAY), tags: ["billing", "eu"] });
     expect(await count("trigger_tags", "part_day = $1::date", [d])).toBe(5);
-    expect(await prune(tdb.url, { olderThanDays: 30 })).toMatchObject({ triggers: 3, moved: 1 });
+    expect(await prune(fx.tdb.url, { olderThanDays: 30 })).toMatchObject({ triggers: 3, moved: 1 });
     expect(await exists(`trigger_tags_p${d.replaceAll("-", "")}`)).toBe(false);
     expect(await count("trigger_tags", "trigger_id = ANY($1::uuid[])", [gone])).toBe(0);
-    const tagRows = await client.query("SELECT tag, part_day::text AS d FROM trigger_tags WHERE trigger_id = $1::uuid ORDER BY tag", [stays]);
+    const tagRows = await fx.client.query("SELECT tag, part_day::text AS d FROM trigger_tags WHERE trigger_id = $1::uuid ORDER BY tag", [stays]);
     expect(tagRows.rows).toEqual([{ tag: "billing", d: day(0) }, { tag: "eu", d: day(0) }]);
   });
 
   it("keeps everything with 0 days", async () => {
     await seed(2, { partDay: day(-50), status: "completed", updatedAt: ago(50) });
-    expect(await prune(tdb.url, { olderThanDays: 0 })).toMatchObject({ triggers: 0, executions: 0, partitions: 0 });
+    expect(await prune(fx.tdb.url, { olderThanDays: 0 })).toMatchObject({ triggers: 0, executions: 0, partitions: 0 });
     expect(await count("triggers", "part_day = $1::date", [day(-50)])).toBe(2);
   });
 
   it("removes per-minute counts older than two days on every pass, even with 0 days", async () => {
     const minute = (msAgo: number) => new Date(Math.floor((Date.now() - msAgo) / 60_000) * 60_000);
     for (const at of [minute(3 * DAY), minute(2 * DAY + 120_000), minute(2 * DAY - 120_000), minute(60_000)]) {
-      await client.query("INSERT INTO attempt_minutes (project_id, minute, shard, success) VALUES ($1::uuid, $2, 0, 1)", [projectId, at]);
+      await fx.client.query("INSERT INTO attempt_minutes (project_id, minute, shard, success) VALUES ($1::uuid, $2, 0, 1)", [fx.projectId, at]);
     }
-    await prune(tdb.url, { olderThanDays: 0 });
-    const kept = (await client.query<{ minute: Date }>("SELECT minute FROM attempt_minutes WHERE project_id = $1::uuid ORDER BY minute", [projectId])).rows;
+    await prune(fx.tdb.url, { olderThanDays: 0 });
+    const kept = (await fx.client.query<{ minute: Date }>("SELECT minute FROM attempt_minutes WHERE project_id = $1::uuid ORDER BY minute", [fx.projectId])).rows;
     expect(kept.map((r) => r.minute.getTime())).toEqual([minute(2 * DAY - 120_000).getTime(), minute(60_000).getTime()]);
   });
 
@@ -130,19 +111,19 @@ describe("prune", () => {
     const d = day(-45);
     const [busy] = await seed(1, { partDay: d, status: "registered", updatedAt: ago(45), scheduledAt: new Date(Date.now() + DAY) });
     await seed(5, { partDay: d, status: "completed", updatedAt: ago(45) });
-    const other = new pg.Client({ connectionString: tdb.url });
+    const other = new pg.Client({ connectionString: fx.tdb.url });
     await other.connect();
     try {
       await other.query("BEGIN");
       await other.query("SELECT 1 FROM triggers WHERE id = $1::uuid FOR UPDATE", [busy]);
-      const r = await prune(tdb.url, { olderThanDays: 30, settleTimeoutMs: 200 });
+      const r = await prune(fx.tdb.url, { olderThanDays: 30, settleTimeoutMs: 200 });
       expect(r.partitions).toBe(0);
       expect(r.deferred).toBeGreaterThan(0);
       await other.query("ROLLBACK");
     } finally {
       await other.end();
     }
-    const r = await prune(tdb.url, { olderThanDays: 30 });
+    const r = await prune(fx.tdb.url, { olderThanDays: 30 });
     expect(r).toMatchObject({ triggers: 7, moved: 1 });
     expect(r.partitions).toBeGreaterThanOrEqual(2);
     expect(await count("triggers", "id = $1::uuid", [busy])).toBe(1);
@@ -150,24 +131,24 @@ describe("prune", () => {
 
   it("announces its cutoff: a trigger that may be removed is not replayed", async () => {
     const [t] = await seed(1, { partDay: day(-2), status: "completed", updatedAt: ago(31) });
-    await prune(tdb.url, { olderThanDays: 30 });
-    const replay = (id: string) => query(clientRunner(client), "session_replay", projectId, id, "replay");
+    await prune(fx.tdb.url, { olderThanDays: 30 });
+    const replay = (id: string) => query(clientRunner(fx.client), "session_replay", fx.projectId, id, "replay");
     expect(await replay(t!)).toEqual([]);
     const [fresh] = await seed(1, { partDay: day(-2), status: "completed", updatedAt: ago(1) });
     expect(await replay(fresh!)).toHaveLength(1);
   });
 
   it("makes no day before the cutoff only to drop it: a lone old day is the only one removed", async () => {
-    await prune(tdb.url, { olderThanDays: 30 });
+    await prune(fx.tdb.url, { olderThanDays: 30 });
     const lone = day(-80);
     // only that day (seed() would fill the days up to today)
-    await client.query("SELECT ttr_ensure_partitions($1::date, $1::date)", [lone]);
-    await client.query(
+    await fx.client.query("SELECT ttr_ensure_partitions($1::date, $1::date)", [lone]);
+    await fx.client.query(
       `INSERT INTO triggers (project_id, status, url, method, headers, scheduled_at, created_at, updated_at, part_day)
        SELECT $1::uuid, 'completed', 'http://127.0.0.1:9/x', 'GET', '[]', $2, $2, $2, $3::date FROM generate_series(1, 2)`,
-      [projectId, ago(80), lone],
+      [fx.projectId, ago(80), lone],
     );
-    const r = await prune(tdb.url, { olderThanDays: 30 });
+    const r = await prune(fx.tdb.url, { olderThanDays: 30 });
     expect(r).toMatchObject({ triggers: 2, partitions: 1 });
     expect(await exists(`triggers_p${lone.replaceAll("-", "")}`)).toBe(false);
   });
@@ -185,10 +166,10 @@ describe("what a pass cut off midway left", () => {
     const [done] = await seed(1, { partDay: d, status: "completed", updatedAt: ago(45), tags: ["half"] }, { status: "complete", completedAt: ago(45) });
     const { executionsTable, tagsTable, triggersTable } = tablesOf(d);
     // as a pass leaves it when stopped between its one-table-at-a-time detaches
-    await client.query(`ALTER TABLE executions DETACH PARTITION ${executionsTable}`);
-    await client.query(`DROP TABLE ${executionsTable}`);
+    await fx.client.query(`ALTER TABLE executions DETACH PARTITION ${executionsTable}`);
+    await fx.client.query(`DROP TABLE ${executionsTable}`);
     const said: string[] = [];
-    await prune(tdb.url, { olderThanDays: 30, log: (msg) => said.push(msg) });
+    await prune(fx.tdb.url, { olderThanDays: 30, log: (msg) => said.push(msg) });
     expect(said).toContain("finishing a day an interrupted pass left partly detached");
     expect(await exists(triggersTable)).toBe(false);
     expect(await exists(tagsTable)).toBe(false);
@@ -199,22 +180,22 @@ describe("what a pass cut off midway left", () => {
     const old = day(-46);
     await seed(2, { partDay: old, status: "completed", updatedAt: ago(46) }, { status: "complete", completedAt: ago(46) });
     for (const [parent, table] of [["executions", tablesOf(old).executionsTable], ["trigger_tags", tablesOf(old).tagsTable], ["triggers", tablesOf(old).triggersTable]]) {
-      await client.query(`ALTER TABLE ${parent} DETACH PARTITION ${table}`);
+      await fx.client.query(`ALTER TABLE ${parent} DETACH PARTITION ${table}`);
     }
-    await client.query("CREATE TABLE executions_p29991231 (x int)");
+    await fx.client.query("CREATE TABLE executions_p29991231 (x int)");
     const said: string[] = [];
-    await prune(tdb.url, { olderThanDays: 30, log: (msg) => said.push(msg) });
+    await prune(fx.tdb.url, { olderThanDays: 30, log: (msg) => said.push(msg) });
     expect(said.filter((m) => m === "dropping a day's table an interrupted pass detached but did not drop")).toHaveLength(3);
     for (const table of Object.values(tablesOf(old))) expect(await exists(table)).toBe(false);
     expect(await exists("executions_p29991231")).toBe(true);
-    await client.query("DROP TABLE executions_p29991231");
+    await fx.client.query("DROP TABLE executions_p29991231");
   });
 });
 
 describe("the retention lock", () => {
   /** A session named like a pass's, holding the lock; `busy`: running a statement meanwhile. */
   async function holder(): Promise<pg.Client> {
-    const c = new pg.Client({ connectionString: tdb.url, application_name: "ttr-retention" });
+    const c = new pg.Client({ connectionString: fx.tdb.url, application_name: "ttr-retention" });
     await c.connect();
     await c.query("SELECT pg_advisory_lock($1)", [RETENTION_LOCK_KEY]);
     c.on("error", () => {});
@@ -225,7 +206,7 @@ describe("the retention lock", () => {
     const other = await holder();
     try {
       const [old] = await seed(1, { partDay: day(-47), status: "completed", updatedAt: ago(47) }, { status: "complete", completedAt: ago(47) });
-      const r = await prune(tdb.url, { olderThanDays: 30, lockWaitMs: 300, staleLockSeconds: 3600 });
+      const r = await prune(fx.tdb.url, { olderThanDays: 30, lockWaitMs: 300, staleLockSeconds: 3600 });
       expect(r).toMatchObject({ locked: true, triggers: 0, executions: 0 });
       expect(await count("triggers", "id = $1::uuid", [old])).toBe(1);
     } finally {
@@ -236,9 +217,9 @@ describe("the retention lock", () => {
   it("held by a session idle past the limit (a frozen scheduler's): that session is ended and the pass runs", async () => {
     const frozen = await holder();
     await new Promise((r) => setTimeout(r, 1500));
-    const r = await prune(tdb.url, { olderThanDays: 30, lockWaitMs: 300, staleLockSeconds: 1 });
+    const r = await prune(fx.tdb.url, { olderThanDays: 30, lockWaitMs: 300, staleLockSeconds: 1 });
     expect(r.locked).toBe(false);
-    const { rows } = await client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'ttr-retention'");
+    const { rows } = await fx.client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'ttr-retention'");
     expect(rows[0].n).toBe(0);
     await frozen.end().catch(() => {});
   });
@@ -247,7 +228,7 @@ describe("the retention lock", () => {
 describe("partitions", () => {
   it("announces each change of the day partitions once, and nothing else", async () => {
     await withPgClient(
-      tdb.url,
+      fx.tdb.url,
       async (listener) => {
         let notices = 0;
         listener.on("notification", (n) => {
@@ -261,18 +242,18 @@ describe("partitions", () => {
           notices = 0;
           return n;
         };
-        await ensurePartitions(client, new Date());
+        await ensurePartitions(fx.client, new Date());
         expect(await heard()).toBe(0); // all there already
         // days 40 to 47 ahead: made by nothing else here
-        await ensurePartitions(client, new Date(Date.now() + 40 * DAY));
+        await ensurePartitions(fx.client, new Date(Date.now() + 40 * DAY));
         expect(await heard()).toBe(1);
         const days = [day(41), day(42)];
-        await detachDays(clientRunner(client), days.map(tablesOf), { quiet: false });
+        await detachDays(clientRunner(fx.client), days.map(tablesOf), { quiet: false });
         expect(await heard()).toBe(1);
-        await client.query(`DROP TABLE ${days.flatMap((d) => Object.values(tablesOf(d))).join(", ")}`);
+        await fx.client.query(`DROP TABLE ${days.flatMap((d) => Object.values(tablesOf(d))).join(", ")}`);
         expect(await heard()).toBe(0); // detached tables are not partitions any more
         // through Prisma, as the api makes them: no error reading the announcement back
-        const prisma = createDb(tdb.url, { max: 1 });
+        const prisma = createDb(fx.tdb.url, { max: 1 });
         try {
           expect(await ensure(prisma, new Date(Date.now() + 50 * DAY))).toBeGreaterThan(0);
           expect(await heard()).toBe(1);
@@ -292,16 +273,16 @@ describe("partitions", () => {
 
   it("are made ahead, once", async () => {
     expect(await exists(`triggers_p${day(7).replaceAll("-", "")}`)).toBe(true);
-    expect(await ensurePartitions(client, new Date())).toBe(0);
-    const made = await ensurePartitions(client, new Date(Date.now() + 2 * DAY));
+    expect(await ensurePartitions(fx.client, new Date())).toBe(0);
+    const made = await ensurePartitions(fx.client, new Date(Date.now() + 2 * DAY));
     expect(made).toBe(2);
     expect(await exists(`executions_p${day(9).replaceAll("-", "")}`)).toBe(true);
   });
 
   it("new rows get time-ordered ids under today", async () => {
-    const { rows } = await client.query<{ id: string; d: string }>(
+    const { rows } = await fx.client.query<{ id: string; d: string }>(
       `INSERT INTO triggers (project_id, status, url, method, headers, scheduled_at) VALUES ($1::uuid, 'registered', 'http://x', 'GET', '[]', now()) RETURNING id::text, part_day::text AS d`,
-      [projectId],
+      [fx.projectId],
     );
     expect(rows[0]!.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
     expect(rows[0]!.d).toBe(day(0));
@@ -310,9 +291,9 @@ describe("partitions", () => {
 
   it("store the columns a fire changes last, while the table shows its columns as declared", async () => {
     const far = day(400);
-    await client.query("SELECT ttr_ensure_partitions($1::date, $1::date)", [far]);
+    await fx.client.query("SELECT ttr_ensure_partitions($1::date, $1::date)", [far]);
     const columns = async (table: string) =>
-      (await client.query<{ name: string }>("SELECT attname AS name FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum", [table])).rows.map((r) => r.name);
+      (await fx.client.query<{ name: string }>("SELECT attname AS name FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum", [table])).rows.map((r) => r.name);
     const parent = await columns("triggers");
     const part = await columns(`triggers_p${far.replaceAll("-", "")}`);
     expect(part.slice(-6)).toEqual(["attempt_started_at", "attempt_timeout_seconds", "attempt_reap_after", "status", "attempts", "updated_at"]);
@@ -320,14 +301,14 @@ describe("partitions", () => {
     expect(parent.indexOf("status")).toBeLessThan(parent.length - 6);
 
     // Rows go through the parent in its order, and come back the same.
-    const { rows } = await client.query<{ id: string }>(
+    const { rows } = await fx.client.query<{ id: string }>(
       `INSERT INTO triggers (project_id, status, title, url, method, headers, body, tags, scheduled_at, part_day)
        VALUES ($1::uuid, 'registered', 't', 'http://x/y', 'POST', '[["a","b"]]', '\\x6869', '{k}', '2030-01-01T00:00:00Z', $2::date) RETURNING id::text`,
-      [projectId, far],
+      [fx.projectId, far],
     );
     const id = rows[0]!.id;
-    await client.query("UPDATE triggers SET status = 'running', attempts = attempts + 1, updated_at = '2030-01-01T00:00:01Z' WHERE id = $1::uuid AND part_day = $2::date", [id, far]);
-    const { rows: back } = await client.query("SELECT * FROM triggers WHERE id = $1::uuid AND part_day = $2::date", [id, far]);
+    await fx.client.query("UPDATE triggers SET status = 'running', attempts = attempts + 1, updated_at = '2030-01-01T00:00:01Z' WHERE id = $1::uuid AND part_day = $2::date", [id, far]);
+    const { rows: back } = await fx.client.query("SELECT * FROM triggers WHERE id = $1::uuid AND part_day = $2::date", [id, far]);
     expect(Object.keys(back[0]!)).toEqual(parent);
     expect(back[0]).toMatchObject({ status: "running", attempts: 1, title: "t", url: "http://x/y", method: "POST", headers: [["a", "b"]], tags: ["k"], part_day: expect.any(Date) });
     expect(back[0]!.body.toString()).toBe("hi");
@@ -338,18 +319,18 @@ describe("partitions", () => {
     const [older, newer] = [day(500), day(501)];
     const suffix = older.replaceAll("-", "");
     for (const table of ["triggers", "executions", "trigger_tags"]) {
-      await client.query(`CREATE TABLE ${table}_p${suffix} (LIKE ${table} INCLUDING DEFAULTS)`);
-      await client.query(`ALTER TABLE ${table} ATTACH PARTITION ${table}_p${suffix} FOR VALUES FROM ('${older}') TO ('${newer}')`);
+      await fx.client.query(`CREATE TABLE ${table}_p${suffix} (LIKE ${table} INCLUDING DEFAULTS)`);
+      await fx.client.query(`ALTER TABLE ${table} ATTACH PARTITION ${table}_p${suffix} FOR VALUES FROM ('${older}') TO ('${newer}')`);
     }
-    await client.query("SELECT ttr_ensure_partitions($1::date, $1::date)", [newer]);
-    const { rows } = await client.query<{ id: string }>(
+    await fx.client.query("SELECT ttr_ensure_partitions($1::date, $1::date)", [newer]);
+    const { rows } = await fx.client.query<{ id: string }>(
       `INSERT INTO triggers (project_id, status, title, url, method, headers, tags, scheduled_at, attempts, part_day)
        VALUES ($1::uuid, 'completed', 'moved', 'http://x/m', 'PUT', '[["c","d"]]', '{m}', '2030-01-01T00:00:00Z', 2, $2::date) RETURNING id::text`,
-      [projectId, older],
+      [fx.projectId, older],
     );
     const id = rows[0]!.id;
-    await client.query("UPDATE triggers SET part_day = $3::date WHERE id = $1::uuid AND part_day = $2::date", [id, older, newer]);
-    const { rows: back } = await client.query("SELECT tableoid::regclass::text AS part, * FROM triggers WHERE id = $1::uuid", [id]);
+    await fx.client.query("UPDATE triggers SET part_day = $3::date WHERE id = $1::uuid AND part_day = $2::date", [id, older, newer]);
+    const { rows: back } = await fx.client.query("SELECT tableoid::regclass::text AS part, * FROM triggers WHERE id = $1::uuid", [id]);
     expect(back).toHaveLength(1);
     expect(back[0]).toMatchObject({ part: `triggers_p${newer.replaceAll("-", "")}`, status: "completed", attempts: 2, title: "moved", url: "http://x/m", method: "PUT", headers: [["c", "d"]], tags: ["m"] });
   });
