@@ -267,8 +267,16 @@ export function guardedAgents(allow: readonly Subnet[] = []): AgentPair {
   return guardOf(allow).agents;
 }
 
+let destroyed = 0;
+
+/** How many times destroyAgents ran: a request begun before the last time is not sent again (send.ts). */
+export function agentsDestroyed(): number {
+  return destroyed;
+}
+
 /** Closes every pooled socket (process shutdown, end of a test file). */
 export function destroyAgents(): void {
+  destroyed++;
   for (const pair of [openAgents, ...[...guards.values()].map((g) => g.agents)]) {
     for (const agent of [pair.http, pair.https, pair.singleUse.http, pair.singleUse.https]) agent.destroy();
   }

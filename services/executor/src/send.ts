@@ -1,43 +1,26 @@
-// One HTTP attempt of a stored request: what goes on the wire (docs/concepts.md, what the target
-// receives), the timeout (docs/concepts.md, timeouts), what is kept of the response
-// (docs/concepts.md, how an attempt is recorded) and the errorMessage
-// of each failure (same section). Classification is in
-// outcome.ts, address vetting and the agents in net-guard.ts.
+// One HTTP attempt of a stored request: the timeout (docs/concepts.md,
+// timeouts), what is kept of the response (docs/concepts.md, how an attempt
+// is recorded) and the errorMessage of each failure (same section). The
+// header lines that go on the wire are made in wire.ts, classification is
+// in outcome.ts, address vetting and the agents in net-guard.ts.
 //
 // The request is written by our own `request` function with a raw header
 // array: got's header object (which lowercases names and adds user-agent and
 // accept-encoding) never reaches the wire, and Node adds nothing but a
-// `Connection` header of its own (keep-alive, or close when one is stored).
-// With a raw array Node adds no Host and computes no Content-Length, so both
-// are written here.
-import { randomFillSync } from "node:crypto";
+// `Connection` header of its own (keep-alive; close when one is stored, or
+// on a request sent again on a connection of its own).
 import http, { type ClientRequest, type IncomingMessage } from "node:http";
 import https from "node:https";
+import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import got, { type Got, type HandlerFunction, type Method, type Options, type Request, type RequestFunction } from "got";
-import { type AgentPair, guardedAgents, openAgents, type Subnet } from "./net-guard.js";
+import { type AgentPair, agentsDestroyed, guardedAgents, openAgents, type Subnet } from "./net-guard.js";
 import { type AttemptResult, errorMessages } from "./outcome.js";
+import { type OutgoingRequest, wireHeaders } from "./wire.js";
 
 export { destroyAgents, isBlockedAddress } from "./net-guard.js";
 export { type AttemptResult, classify, type Outcome } from "./outcome.js";
-
-export type HeaderPairs = Array<[string, string]>;
-
-export interface OutgoingRequest {
-  method: string;
-  /** As stored; error messages quote it unchanged. */
-  url: string;
-  headers: HeaderPairs;
-  body: Uint8Array | null;
-  /** `schedule`: a /schedule trigger; `item`: a /declare or /bulk item (different header rules). */
-  source: "schedule" | "item";
-  /**
-   * Headers of ttr's own, sent after the stored ones, which lose any line
-   * of the same name (the webhook signature headers of a signing policy).
-   * Names in lowercase.
-   */
-  extraHeaders?: HeaderPairs;
-}
+export type { HeaderPairs, OutgoingRequest } from "./wire.js";
 
 export interface SendOptions {
   timeoutSeconds: number;
@@ -68,8 +51,6 @@ const DEFAULT_REAP_GRACE_SECONDS = 30;
  * Beyond it the answer is a Transport error (docs/concepts.md).
  */
 const MAX_RESPONSE_HEADER_BYTES = 262_144;
-/** Methods that get no `Content-Length: 0` when the trigger has no body. */
-const BODYLESS_METHODS = new Set(["GET", "HEAD", "OPTIONS", "DELETE", "TRACE"]);
 
 /** Non-fatal and keeping a leading BOM: invalid bytes and a character cut at 10,240 become U+FFFD. */
 const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
@@ -98,99 +79,6 @@ const client: Got = got.extend({
   retry: { limit: 0 }, // retries are the scheduler's, per tag policy
   handlers: [skipNativeOptions],
 });
-
-// Tracing headers are new on every attempt (docs/concepts.md). Random bytes are
-// drawn in blocks: one randomFillSync per 256 attempts instead of one each.
-const TRACE_BYTES = 24;
-const randomPool = Buffer.allocUnsafe(TRACE_BYTES * 256);
-let randomOffset = randomPool.length;
-const ZERO_TRACE_ID = "0".repeat(32);
-const ZERO_SPAN_ID = "0".repeat(16);
-
-function newTraceIds(): { traceId: string; spanId: string } {
-  for (;;) {
-    if (randomOffset + TRACE_BYTES > randomPool.length) {
-      randomFillSync(randomPool);
-      randomOffset = 0;
-    }
-    const at = randomOffset;
-    randomOffset += TRACE_BYTES;
-    const traceId = randomPool.toString("hex", at, at + 16);
-    const spanId = randomPool.toString("hex", at + 16, at + TRACE_BYTES);
-    // W3C Trace Context forbids all-zero ids.
-    if (traceId !== ZERO_TRACE_ID && spanId !== ZERO_SPAN_ID) return { traceId, spanId };
-  }
-}
-
-/**
- * The header lines of one attempt, flat (name, value, name, value…) in wire
- * order: Host first, then the stored headers, then traceparent and b3 (any
- * stored ones are replaced), then ttr's extra headers if any (likewise),
- * then Content-Length. When an item's headers make the attempt a Transport
- * error (docs/concepts.md, what the target receives): why, in words.
- */
-function wireHeaders(req: OutgoingRequest, url: URL): string[] | string {
-  const item = req.source === "item";
-  // Items: names in lowercase, and a `host` header replaces the URL's host.
-  // /schedule triggers: names keep their case, order and repeats.
-  const lines: string[] = [item ? "host" : "Host", url.host];
-  let connection = false;
-  let authorization = false;
-  const extra = req.extraHeaders;
-  for (const [name, value] of req.headers) {
-    const lower = name.toLowerCase();
-    if (lower === "authorization") authorization = true;
-    if (extra?.some(([n]) => n === lower)) continue;
-    switch (lower) {
-      case "host":
-        if (item) lines[1] = value;
-        continue;
-      case "content-length": // computed from the body below
-      case "traceparent":
-      case "b3":
-        continue;
-      case "transfer-encoding":
-        if (item) return refusedItemHeader(name, value);
-        continue; // framing is ours (never stored for /schedule triggers anyway)
-      case "keep-alive":
-      case "upgrade":
-        if (item) return refusedItemHeader(name, value);
-        break;
-      case "connection":
-        if (item && !isPlainConnectionValue(value)) return refusedItemHeader(name, value);
-        connection = true;
-        break;
-    }
-    lines.push(item ? lower : name, value);
-  }
-  // Credentials in the URL go out as Basic authorization, as curl and
-  // browsers send them, unless the request has its own Authorization.
-  if ((url.username !== "" || url.password !== "") && !authorization) {
-    const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
-    lines.push(item ? "authorization" : "Authorization", `Basic ${Buffer.from(credentials, "utf8").toString("base64")}`);
-  }
-  const { traceId, spanId } = newTraceIds();
-  lines.push("traceparent", `00-${traceId}-${spanId}-01`, "b3", `${traceId}-${spanId}-1`);
-  if (extra !== undefined) for (const [name, value] of extra) lines.push(name, value);
-  // An empty body counts as none: GET and friends then get no Content-Length.
-  const length = req.body?.byteLength ?? 0;
-  if (length > 0 || !BODYLESS_METHODS.has(req.method.toUpperCase())) {
-    lines.push(item ? "content-length" : "Content-Length", String(length));
-  }
-  // Node adds "Connection: keep-alive" when no line has it; for an item the
-  // name goes out in lowercase like all of its names.
-  if (item && !connection) lines.push("connection", "keep-alive");
-  return lines;
-}
-
-function refusedItemHeader(name: string, value: string): string {
-  return `an item may not send the header ${name}: ${value}`;
-}
-
-function isPlainConnectionValue(value: string): boolean {
-  const v = value.trim().toLowerCase();
-  return v === "close" || v === "keep-alive";
-}
 
 /**
  * Sends exactly the given method and header lines. got's native options are
@@ -237,12 +125,45 @@ function rawRequest(
  * written to it; the request then fails with a reset or a broken pipe before
  * any answer. Browsers and curl send such a request again on a new
  * connection, and so does ttr, once (a request may arrive twice, per the
- * delivery promise in docs/concepts.md).
+ * delivery promise in docs/concepts.md), when all of this holds: the
+ * connection was a pooled one; it broke with a reset or a broken pipe; not
+ * one byte of an answer came on it; the request's last byte went out at most
+ * RESEND_WITHIN_MS before (a target that read the request and then failed
+ * is not sent it twice by this); and the agents were not closed meanwhile
+ * (an executor stopping: an attempt it cuts off is never sent again).
  */
-function diedWhilePooled(request: ClientRequest | undefined, err: Error): boolean {
-  if (request?.reusedSocket !== true) return false;
+const RESEND_WITHIN_MS = 1000;
+
+/** Node's request of the current send, and what decides whether it may be sent again. */
+interface Sent {
+  request: ClientRequest;
+  /** bytes the connection had read when the request got it: more later means an answer began */
+  readBefore: number;
+  socket?: Socket;
+  /** when its last byte was written, if it was */
+  writtenAt?: number;
+  destroyedBefore: number;
+}
+
+function sentOn(request: ClientRequest): Sent {
+  const sent: Sent = { request, readBefore: 0, destroyedBefore: agentsDestroyed() };
+  request.once("socket", (socket: Socket) => {
+    sent.socket = socket;
+    sent.readBefore = socket.bytesRead;
+  });
+  request.once("finish", () => {
+    sent.writtenAt = Date.now();
+  });
+  return sent;
+}
+
+function diedWhilePooled(sent: Sent | undefined, err: Error): boolean {
+  if (sent === undefined || sent.request.reusedSocket !== true) return false;
   const code = (err as NodeJS.ErrnoException).code;
-  return code === "ECONNRESET" || code === "EPIPE";
+  if (code !== "ECONNRESET" && code !== "EPIPE") return false;
+  if (sent.socket === undefined || sent.socket.bytesRead !== sent.readBefore) return false;
+  if (sent.writtenAt !== undefined && Date.now() - sent.writtenAt > RESEND_WITHIN_MS) return false;
+  return agentsDestroyed() === sent.destroyedBefore;
 }
 
 /** Lowercase names, repeated headers joined with `, ` (docs/concepts.md), from the raw lines. */
@@ -312,7 +233,7 @@ function attempt(
     stream.destroy();
   };
   // Node's request under the current stream; a resend replaces both.
-  let request: ClientRequest | undefined;
+  let sent: Sent | undefined;
   let stream = open(false);
 
   // One deadline covers connecting, sending and waiting for status and
@@ -357,7 +278,7 @@ function attempt(
   /** Sends the request: on a pooled connection, or (`singleUse`) on one of its own. */
   function open(singleUse: boolean): Request {
     // got only uses the method for its own bookkeeping; rawRequest sends it verbatim.
-    const onRequest = (r: ClientRequest) => (request = r);
+    const onRequest = (r: ClientRequest) => (sent = sentOn(r));
     const s = client.stream(url, { method: method as Method, request: rawRequest(method, headers, agents, singleUse, onRequest, handedOver) });
     // Events of a stream given up for a resend are ignored.
     const current = () => s === stream && !settled;
@@ -392,7 +313,7 @@ function attempt(
         settle(recorded());
         return;
       }
-      if (status === 0 && !singleUse && diedWhilePooled(request, err)) {
+      if (status === 0 && !singleUse && diedWhilePooled(sent, err)) {
         stream = open(true);
         return;
       }

@@ -46,6 +46,10 @@ async function rawTarget(answer: (socket: net.Socket, connection: number, nth: n
 }
 
 let target: RawTarget | undefined;
+
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((r) => setTimeout(r, 5));
+}
 afterEach(async () => {
   destroyAgents(); // no pooled connection carries over to the next test
   await target?.close();
@@ -90,6 +94,33 @@ describe("a pooled connection that the target closes as a request is written to 
     target = await rawTarget((socket) => socket.destroy());
     expect(await get("/only")).toMatchObject({ kind: "network", errorMessage: `Transport error (GET http://127.0.0.1:${target.port}/only)` });
     expect(target.connections).toEqual([["GET /only HTTP/1.1"]]);
+  });
+
+  it("does not send again once a byte of the answer came: the target had read the request", async () => {
+    target = await rawTarget((socket, _connection, nth) => {
+      if (nth === 0) socket.write(OK);
+      else socket.end("HTTP/1.1 200 OK\r\nX-Partial: 1\r\n");
+    });
+    expect(await get("/first")).toMatchObject({ kind: "response", status: 200 });
+    expect(await get("/second")).toMatchObject({ kind: "network", errorMessage: `Transport error (GET http://127.0.0.1:${target.port}/second)` });
+    expect(target.connections).toHaveLength(1);
+  });
+
+  it("does not send again when the connection broke more than a second after the request went out", async () => {
+    target = await rawTarget((socket, _connection, nth) => (nth === 0 ? socket.write(OK) : setTimeout(() => socket.destroy(), 1300)));
+    expect(await get("/first")).toMatchObject({ kind: "response", status: 200 });
+    expect(await get("/second")).toMatchObject({ kind: "network", errorMessage: `Transport error (GET http://127.0.0.1:${target.port}/second)` });
+    expect(target.connections).toHaveLength(1);
+  });
+
+  it("does not send again a request cut off by closing the agents (an executor stopping)", async () => {
+    target = await rawTarget((socket, _connection, nth) => nth === 0 && socket.write(OK));
+    expect(await get("/first")).toMatchObject({ kind: "response", status: 200 });
+    const second = get("/second");
+    await until(() => target!.connections[0]!.length === 2);
+    destroyAgents();
+    expect(await second).toMatchObject({ kind: "network" });
+    expect(target.connections).toEqual([["GET /first HTTP/1.1", "GET /second HTTP/1.1"]]);
   });
 
   it("does not send again once the answer has begun: a broken answer is recorded as it is", async () => {
