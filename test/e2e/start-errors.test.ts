@@ -108,6 +108,8 @@ it("every service on a database that was never migrated: a JSON line saying to r
       const { code, lines } = await failedStart(service, { DATABASE_URL: databaseUrl(process.env.TTR_TEST_PG_SERVER!, name) });
       expect(code, service).toBe(1);
       for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+      // that one line, nothing else failing before it
+      expect(lines.map((l) => JSON.parse(l)).filter((l) => l.level !== "info"), service).toHaveLength(1);
       expect(JSON.parse(lines.at(-1)!)).toMatchObject({
         level: "error",
         message: `${service} stopped`,
@@ -116,6 +118,38 @@ it("every service on a database that was never migrated: a JSON line saying to r
     });
     await Promise.all(starts);
   } finally {
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.end();
+  }
+}, 30_000);
+
+// Started while PostgreSQL refuses connections, a service waits; once the
+// database answers and lacks the migrations, it stops with the same line.
+it.each(["api", "scheduler", "executor"] as const)("%s started before its database answers stops once it finds it never migrated", async (service) => {
+  const admin = new pg.Client({ connectionString: databaseUrl(process.env.TTR_TEST_PG_SERVER!, "postgres") });
+  await admin.connect();
+  const name = `${database.name}_late_${service}`;
+  await admin.query(`CREATE DATABASE "${name}"`);
+  // a port that refuses connections until it forwards them to the shared server
+  const port = await freePort();
+  const shared = new URL(databaseUrl(process.env.TTR_TEST_PG_SERVER!, name));
+  const [upstreamPort, upstreamHost] = [Number(shared.port || 5432), shared.hostname];
+  const forward = net.createServer((client) => {
+    const upstream = net.connect(upstreamPort, upstreamHost);
+    client.pipe(upstream).pipe(client);
+    client.on("error", () => upstream.destroy());
+    upstream.on("error", () => client.destroy());
+  });
+  shared.host = `127.0.0.1:${port}`;
+  try {
+    const stopped = failedStart(service, { DATABASE_URL: shared.toString() });
+    await new Promise((r) => setTimeout(r, 2000));
+    await new Promise<void>((resolve) => forward.listen(port, "127.0.0.1", resolve));
+    const { code, lines } = await stopped;
+    expect(code).toBe(1);
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ level: "error", message: `${service} stopped`, error: expect.stringMatching(/^the database is not migrated/) });
+  } finally {
+    forward.close();
     await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     await admin.end();
   }

@@ -3,7 +3,6 @@
 // ttr, would otherwise report ready and fail every request with a missing
 // table or column (docs/operations.md, logs).
 import { existsSync, readdirSync } from "node:fs";
-import { isDatabaseUnavailable } from "./client.js";
 import { DEFAULT_MIGRATIONS_DIR } from "./migrate.js";
 import type { SqlRunner } from "./sql.js";
 
@@ -30,31 +29,49 @@ export async function missingMigrations(db: SqlRunner, migrationsDir = DEFAULT_M
   return shipped.filter((name) => !applied.has(name));
 }
 
-/** Throws, saying what to run, when the database lacks migrations this ttr needs. */
+/** What refuseUnmigrated throws. */
+export class NotMigrated extends Error {}
+
+/** Throws NotMigrated, saying what to run, when the database lacks migrations this ttr needs. */
 export async function refuseUnmigrated(db: SqlRunner): Promise<void> {
   const missing = await missingMigrations(db);
   if (missing.length === 0) return;
-  throw new Error(
+  throw new NotMigrated(
     `the database is not migrated for this version of ttr (run \`ttr migrate\`): ${missing.length} migration(s) missing, the latest ${missing.at(-1)}`,
   );
 }
 
 /**
- * refuseUnmigrated at a service's start, within `ms`: a database that does
- * not answer by then, or refuses connections, is an outage the service
- * waits out and its readiness reports, not a reason to stop.
+ * refuseUnmigrated at a service's start. Waits up to `ms` for the answer
+ * and throws if migrations are missing. A database that does not answer by
+ * then, or refuses connections, is an outage the service waits out (its
+ * readiness says so): the check goes on in the background, every
+ * `retryMs`, until it has an answer, and migrations found missing then end
+ * the process as an uncaught error does (one `<service> stopped` line).
  */
-export async function refuseUnmigratedAtStart(db: SqlRunner, ms = 3000): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
+export async function refuseUnmigratedAtStart(db: SqlRunner, ms = 3000, retryMs = 5000): Promise<void> {
+  const sleep = (t: number) => new Promise<void>((resolve) => setTimeout(resolve, t).unref());
+  // true once answered (migrated), NotMigrated when migrations are missing;
+  // any other failure (refused, timed out, cut off) is asked again later
+  const check = async (): Promise<true | NotMigrated> => {
+    for (;;) {
+      try {
+        await refuseUnmigrated(db);
+        return true;
+      } catch (err) {
+        if (err instanceof NotMigrated) return err;
+      }
+      await sleep(retryMs);
+    }
+  };
+  const answer = check();
+  const first = await Promise.race([answer, sleep(ms).then(() => undefined)]);
+  if (first instanceof NotMigrated) throw first;
+  if (first === true) return;
+  void answer.then((late) => {
+    if (late instanceof NotMigrated)
+      setImmediate(() => {
+        throw late;
+      });
   });
-  const checked = refuseUnmigrated(db).catch((err: unknown) => {
-    if (!isDatabaseUnavailable(err)) throw err;
-  });
-  try {
-    await Promise.race([checked, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

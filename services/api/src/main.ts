@@ -60,7 +60,6 @@ const keepPartitions = (): void => {
     },
   );
 };
-keepPartitions();
 
 // The dashboard's reads keep their plans per connection: a new connection
 // makes them on first use, and day partitions added or detached (by any
@@ -108,11 +107,12 @@ const partitionNotices = listenForNotices(
 // database that is down is reported by /readyz and the requests that need it.
 // Meanwhile, a database that answers but lacks this version's migrations
 // stops the api, saying so, instead of failing every request (one that does
-// not answer is left to /readyz, as above).
+// not answer yet is checked again until it does). The history partitions'
+// upkeep starts after that check, so an unmigrated database gets that one
+// line alone.
 const warm = Promise.allSettled([dbPing(db), dbPing(pg), dbPing(reads)]);
-const migrated = refuseUnmigratedAtStart(pg, 3000);
-await Promise.race([warm, new Promise((resolve) => setTimeout(resolve, 3000).unref())]);
-await migrated;
+await Promise.all([refuseUnmigratedAtStart(pg, 3000), Promise.race([warm, new Promise((resolve) => setTimeout(resolve, 3000).unref())])]);
+keepPartitions();
 // on the reads connection the warm-up opened, while requests start to come
 planReads("start");
 
