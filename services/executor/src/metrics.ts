@@ -10,7 +10,7 @@ export function createMetrics(registry: prom.Registry) {
     }),
     lateness: new prom.Histogram({
       name: "ttr_fire_lateness_seconds",
-      help: "Time from a trigger's scheduled second to its first attempt being sent",
+      help: "Time from a trigger's scheduled second (or its creation, when made for a time already past) to its first attempt being sent",
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
       registers: [registry],
     }),
