@@ -91,6 +91,7 @@ export class QueueRecovery {
       if (!deps.lease.held()) throw new LeaseLost("recovery");
       const missing = page.filter((a) => !queued.has(a.executionId));
       await enqueue(deps, missing);
+      // (with the jobs taken out above to go behind them: docs/operations.md)
       deps.metrics.requeued.inc(missing.length);
       sent += missing.length;
       after = page[page.length - 1] ?? null;
