@@ -168,7 +168,10 @@ export function createServer(app: express.Express, log?: Logger, opts: ServerOpt
     if (headersTooLarge(req)) {
       reply(socket, { status: "431 Request Header Fields Too Large", body: "", reason: HEADERS_TOO_LARGE });
       refused(431, "HPE_HEADER_OVERFLOW");
-    } else reply(socket, { status: "400 Bad Request", body: "", reason: "CONNECT cannot be read as a request to store; use POST /triggers with method CONNECT" });
+    } else {
+      reply(socket, { status: "400 Bad Request", body: "", reason: "CONNECT cannot be read as a request to store; use POST /triggers with method CONNECT" });
+      refused(400, "CONNECT");
+    }
   });
   server.on("clientError", (err: NodeJS.ErrnoException, socket: Duplex) => {
     if (!socket.writable || err.code === "ECONNRESET") {
@@ -190,9 +193,13 @@ export function createServer(app: express.Express, log?: Logger, opts: ServerOpt
       return;
     }
     const answer = parserAnswer(err.code);
-    refused(Number(answer.status.slice(0, 3)), err.code);
-    if (!pending) {
+    // logged and counted only when it goes out
+    const send = () => {
+      refused(Number(answer.status.slice(0, 3)), err.code);
       reply(socket, answer);
+    };
+    if (!pending) {
+      send();
       return;
     }
     // The answer to a complete request before the bytes that failed is not
@@ -201,7 +208,7 @@ export function createServer(app: express.Express, log?: Logger, opts: ServerOpt
     // one after another, so the last request's answer is the last to finish.
     // An answer that closes the connection leaves nothing more to say.
     pending.once("finish", () => {
-      if (socket.writable) reply(socket, answer);
+      if (socket.writable) send();
     });
   });
   return server;
