@@ -15,6 +15,8 @@ const RETRY_MS = 60_000;
 export class RetentionLoop {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
+  /** passes in a row that left days for later (a long transaction: a dump, a report) */
+  private deferredInARow = 0;
 
   constructor(
     private readonly databaseUrl: string,
@@ -41,9 +43,18 @@ export class RetentionLoop {
       // pass() never throws: it logs what failed and says whether it passed
       this.running = this.pass().then((ok) => {
         this.running = null;
-        if (this.timer) this.schedule(ok ? EVERY_MS : RETRY_MS);
+        if (this.timer) this.schedule(ok ? EVERY_MS : this.retryAfterMs());
       });
     }, ms);
+  }
+
+  /**
+   * A minute after a failure; after passes in a row that had to leave days
+   * for later, twice as long each time up to the hour, so a transaction
+   * that lasts hours is not waited for (30 s each) every minute.
+   */
+  retryAfterMs(): number {
+    return this.deferredInARow === 0 ? RETRY_MS : Math.min(EVERY_MS, RETRY_MS * 2 ** (this.deferredInARow - 1));
   }
 
   /**
@@ -76,9 +87,12 @@ export class RetentionLoop {
       this.metrics.retentionDeferred.set(r.deferred);
       const { locked: _, ...counts } = r;
       if (r.deferred > 0) {
-        this.log.warn("retention pass left days past the cutoff for later; tried again in a minute", { retentionDays: this.days, ...counts });
+        this.deferredInARow++;
+        const retryMinutes = this.retryAfterMs() / 60_000;
+        this.log.warn("retention pass left days past the cutoff for later", { retentionDays: this.days, ...counts, retryMinutes });
         return false;
       }
+      this.deferredInARow = 0;
       this.metrics.retentionLastSuccess.setToCurrentTime();
       if (r.partitions || r.moved) this.log.info("retention pass", { retentionDays: this.days, ...counts });
       return true;

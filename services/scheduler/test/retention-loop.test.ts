@@ -36,7 +36,7 @@ afterAll(async () => {
   await tdb?.drop();
 });
 
-it("a pass that left old days for later is no success and says so at warn; the next one that removes them is", async () => {
+it("a pass that left old days for later is no success and says so at warn, each one in a row tried again later; the next one that removes them is", async () => {
   const registry = new prom.Registry();
   const metrics = createMetrics(registry, async () => 0, () => 0);
   const said: Array<[string, string, Record<string, unknown> | undefined]> = [];
@@ -52,17 +52,22 @@ it("a pass that left old days for later is no success and says so at warn; the n
     await other.query("BEGIN");
     await other.query("SELECT 1 FROM triggers LIMIT 1");
     expect(await loop.pass()).toBe(false);
+    // the next one in a row that has to wait is tried again later, and so on up to the hour
+    expect(await loop.pass()).toBe(false);
   } finally {
     await other.end();
   }
   expect(await lastSuccess()).toBe(0);
   expect((await metrics.retentionDeferred.get()).values[0]?.value).toBeGreaterThan(0);
-  const warned = said.find(([level]) => level === "warn");
-  expect(warned?.[1]).toBe("retention pass left days past the cutoff for later; tried again in a minute");
-  expect(warned?.[2]).toMatchObject({ retentionDays: 30, triggers: 0 });
+  const warned = said.filter(([level]) => level === "warn");
+  expect(warned.map(([, msg]) => msg)).toEqual(["retention pass left days past the cutoff for later", "retention pass left days past the cutoff for later"]);
+  expect(warned.map(([, , meta]) => meta?.retryMinutes)).toEqual([1, 2]);
+  expect(warned[0]?.[2]).toMatchObject({ retentionDays: 30, triggers: 0 });
+  expect(loop.retryAfterMs()).toBe(120_000);
 
   const before = Date.now() / 1000;
   expect(await loop.pass()).toBe(true);
+  expect(loop.retryAfterMs()).toBe(60_000);
   expect(await lastSuccess()).toBeGreaterThanOrEqual(Math.floor(before));
   expect((await metrics.retentionDeferred.get()).values[0]?.value).toBe(0);
   expect((await metrics.retentionRemoved.get()).values.find((v) => v.labels.table === "triggers")?.value).toBe(5);
