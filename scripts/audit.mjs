@@ -11,8 +11,8 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { root, toolsDir } from "./lib.mjs";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const BLOCKING = new Set(["high", "critical"]);
 
 /**
@@ -42,7 +42,7 @@ export function unreachable(stdout, stderr) {
 }
 
 function pnpm() {
-  const local = path.join(root, ".ttr", "tools", "node_modules", ".bin", "pnpm");
+  const local = path.join(toolsDir, "node_modules", ".bin", "pnpm");
   const onPath = spawnSync("pnpm", ["--version"], { encoding: "utf8" });
   return onPath.status === 0 ? "pnpm" : local;
 }

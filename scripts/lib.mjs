@@ -9,6 +9,12 @@ import { fileURLToPath } from "node:url";
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 /** `.ttr/`: embedded servers' data, the start banner's env file; TTR_DATA_DIR moves it (tests). */
 export const dataDir = process.env.TTR_DATA_DIR ? path.resolve(process.env.TTR_DATA_DIR) : path.join(root, ".ttr");
+/**
+ * The pnpm setup installs when none is on PATH: the repository's
+ * `.ttr/tools`, whatever TTR_DATA_DIR says, since it serves the checkout
+ * (the audit and the image build look for it there too), not one run's data.
+ */
+export const toolsDir = path.join(root, ".ttr", "tools");
 
 export function say(message) {
   process.stderr.write(`ttr: ${message}\n`);

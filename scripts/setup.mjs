@@ -4,18 +4,21 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
-import { dataDir, hashFiles, root, run, say, whenChanged } from "./lib.mjs";
+import { hashFiles, root, run, say, toolsDir, whenChanged } from "./lib.mjs";
 
 const PNPM_VERSION = "12.21.0";
 
-/** pnpm 12 from PATH, else a copy installed under .ttr/tools with npm. */
+/**
+ * pnpm 12 from PATH, else a copy installed under .ttr/tools with npm. Looked
+ * up only when an install runs, so that a set-up clone needs no registry.
+ */
 function pnpm() {
   const onPath = spawnSync("pnpm", ["--version"], { encoding: "utf8" });
   if (onPath.status === 0 && onPath.stdout.trim().startsWith("12.")) return "pnpm";
-  const local = path.join(dataDir, "tools", "node_modules", ".bin", "pnpm");
+  const local = path.join(toolsDir, "node_modules", ".bin", "pnpm");
   if (!existsSync(local)) {
-    say(`installing pnpm ${PNPM_VERSION} into .ttr/tools`);
-    run("npm", ["install", "--prefix", path.join(dataDir, "tools"), `pnpm@${PNPM_VERSION}`, "--no-audit", "--no-fund", "--loglevel=error"]);
+    say(`installing pnpm ${PNPM_VERSION} into ${path.relative(root, toolsDir)}`);
+    run("npm", ["install", "--prefix", toolsDir, `pnpm@${PNPM_VERSION}`, "--no-audit", "--no-fund", "--loglevel=error"]);
   }
   return local;
 }
@@ -32,11 +35,10 @@ function workspaceManifests() {
 }
 
 const started = Date.now();
-const pm = pnpm();
 
 whenChanged(path.join(root, "node_modules", ".ttr-install-stamp"), hashFiles(workspaceManifests()), () => {
   say("installing dependencies (pnpm install --frozen-lockfile)");
-  run(pm, ["install", "--frozen-lockfile", "--reporter=append-only"]);
+  run(pnpm(), ["install", "--frozen-lockfile", "--reporter=append-only"]);
 });
 
 const schema = path.join(root, "prisma", "schema.prisma");

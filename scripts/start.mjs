@@ -2,7 +2,7 @@
 // migrations, the demo project, then api, scheduler and one executor as child
 // processes. Ctrl-C stops everything this script started.
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { NODE_FLAGS } from "./node-flags.mjs";
@@ -12,17 +12,70 @@ const { resolveInfra, databaseUrl, canConnect, freePort } = await import("../pac
 const db = await import("../packages/db/dist/index.js");
 
 const env = process.env;
-const port = Number(env.PORT ?? 8080);
+
+/**
+ * The settings this script reads itself, checked before anything starts
+ * (on every run, not only when one is first used): one line naming every
+ * bad one, as the services say it.
+ */
+function readSettings() {
+  const problems = [];
+  const port = (name, fallback) => {
+    // An empty variable counts as unset, as it does for resolveInfra.
+    const raw = env[name]?.trim() || String(fallback);
+    if (/^\d+$/.test(raw) && Number(raw) >= 1 && Number(raw) <= 65535) return Number(raw);
+    problems.push(`${name} must be a port number from 1 to 65535, not "${env[name]}"`);
+    return fallback;
+  };
+  const settings = { port: port("PORT", 8080), metricsPort: port("METRICS_PORT", 9464) };
+  if (env.TTR_EXECUTOR_METRICS_PORT) settings.executorMetricsPort = port("TTR_EXECUTOR_METRICS_PORT", 0);
+  try {
+    // the demo project's quota, used on the first run only
+    settings.monthlyQuota = db.defaultMonthlyQuota(env);
+  } catch (err) {
+    problems.push(String(err.message).replace(/^Invalid configuration: /, ""));
+  }
+  if (problems.length > 0) {
+    say(`Invalid configuration: ${problems.join("; ")}`);
+    process.exit(1);
+  }
+  return settings;
+}
+const settings = readSettings();
+
+// What this script started, stopped in reverse on Ctrl-C, SIGTERM or SIGHUP
+// (a closed terminal), from here on: the services first, then the embedded
+// PostgreSQL and Redis, which run in process groups of their own, out of
+// reach of the terminal's signals, so that the services can still record
+// what they were doing. Before resolveInfra has returned, exiting is enough:
+// an embedded server it started is signalled when this process exits.
+const children = [];
+let infra;
+let stopping = false;
+async function stop(code) {
+  if (stopping) return;
+  stopping = true;
+  say("stopping");
+  await Promise.all(
+    children.map((c) => (c.exitCode !== null || c.signalCode !== null ? null : new Promise((r) => { c.once("exit", r); c.kill("SIGTERM"); }))),
+  );
+  await infra?.stop();
+  process.exit(code);
+}
+process.on("SIGINT", () => void stop(0));
+process.on("SIGTERM", () => void stop(0));
+process.on("SIGHUP", () => void stop(0));
+
+const port = settings.port;
 if (await canConnect("127.0.0.1", port)) {
   say(`port ${port} is already in use: stop what runs there or set PORT`);
   process.exit(1);
 }
 
-let infra;
 try {
   infra = await resolveInfra({ dataDir, log: say });
 } catch (err) {
-  say(err.message);
+  say(String(err?.message ?? err));
   process.exit(1);
 }
 // An empty variable counts as unset, as it does for resolveInfra.
@@ -57,7 +110,7 @@ try {
   try {
     let project = await client.project.findFirst({ where: { name: "demo" }, orderBy: { createdAt: "asc" } });
     if (!project) {
-      const created = await db.createProject(client, "demo", db.defaultMonthlyQuota(env));
+      const created = await db.createProject(client, "demo", settings.monthlyQuota);
       project = { id: created.projectId };
       apiKey = created.apiKey;
     } else {
@@ -68,13 +121,21 @@ try {
     await client.$disconnect();
   }
 } catch (err) {
+  // a stop meanwhile ends the run by itself
+  if (stopping) await new Promise(() => {});
   say(databaseProblem(err));
   await infra.stop();
   process.exit(1);
 }
 
+// Where `npm run ttr` finds the database. It may hold a password: only the
+// owner reads it. `embeddedPostgres` tells the CLI that this database runs
+// only while npm start does.
 mkdirSync(dataDir, { recursive: true });
-writeFileSync(path.join(dataDir, "env.json"), JSON.stringify({ DATABASE_URL, REDIS_URL }, null, 2));
+const envFile = path.join(dataDir, "env.json");
+const recorded = { DATABASE_URL, REDIS_URL, embeddedPostgres: infra.embedded.postgres };
+writeFileSync(envFile, `${JSON.stringify(recorded, null, 2)}\n`, { mode: 0o600 });
+chmodSync(envFile, 0o600);
 
 // The key that seals signing secrets (docs/delivery-extras.md): made on the
 // first run and kept under .ttr/, where `npm run ttr` finds it too.
@@ -85,16 +146,17 @@ if (!env.TTR_SECRET_KEY && !existsSync(keyFile)) {
 }
 const TTR_SECRET_KEY = env.TTR_SECRET_KEY || readFileSync(keyFile, "utf8").trim();
 
-const children = [];
 const serviceEnv = { ...env, DATABASE_URL, REDIS_URL, PORT: String(port), TTR_SECRET_KEY };
 // METRICS_PORT for the scheduler, the next free port for the executor (docs/operations.md).
 const metricsPorts = [];
-for (let p = Number(env.METRICS_PORT ?? 9464); metricsPorts.length < 2 && p < 65536; p++) {
+for (let p = settings.metricsPort; metricsPorts.length < 2 && p < 65536; p++) {
   if (!(await canConnect("127.0.0.1", p))) metricsPorts.push(p);
 }
 while (metricsPorts.length < 2) metricsPorts.push(await freePort());
 // A caller that must know the executor's port exactly (the start test) sets it.
-if (env.TTR_EXECUTOR_METRICS_PORT) metricsPorts[1] = Number(env.TTR_EXECUTOR_METRICS_PORT);
+if (settings.executorMetricsPort) metricsPorts[1] = settings.executorMetricsPort;
+// Stopped meanwhile: no services are started (stop() has taken their list).
+if (stopping) await new Promise(() => {});
 const services = [
   ["api", {}],
   ["scheduler", { METRICS_PORT: String(metricsPorts[0]) }],
@@ -112,20 +174,6 @@ for (const [name, extra] of services) {
   });
   children.push(child);
 }
-
-let stopping = false;
-async function stop(code) {
-  if (stopping) return;
-  stopping = true;
-  say("stopping");
-  await Promise.all(
-    children.map((c) => (c.exitCode !== null || c.signalCode !== null ? null : new Promise((r) => { c.once("exit", r); c.kill("SIGTERM"); }))),
-  );
-  await infra.stop();
-  process.exit(code);
-}
-process.on("SIGINT", () => void stop(0));
-process.on("SIGTERM", () => void stop(0));
 
 // Ready once the api's /readyz says so; after 30 s, what it names as down is
 // the problem (a REDIS_URL nothing answers at, or one that wants a password).

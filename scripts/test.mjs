@@ -6,16 +6,24 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { dataDir, root } from "./lib.mjs";
 
-// The browser tests (test/browser) drive Debian's Chromium. Install it when
-// it is missing and we may (root); otherwise those tests fail and say why.
+// Besides Node.js and npm, some tests need programs of the machine (README,
+// "What npm test needs"). Chromium for the browser tests is installed when
+// it is missing and we may (root, apt-get); whatever is still missing is
+// said in one line before anything runs, and the tests that need it fail
+// saying why.
 const CHROMIUM = "/usr/bin/chromium";
-if (!existsSync(CHROMIUM) && process.platform === "linux" && process.getuid?.() === 0) {
+const onPath = (program) => spawnSync("sh", ["-c", `command -v ${program}`]).status === 0;
+if (!existsSync(CHROMIUM) && process.platform === "linux" && process.getuid?.() === 0 && onPath("apt-get")) {
   const apt = (args) => spawnSync("apt-get", args, { stdio: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } }).status === 0;
   process.stderr.write("ttr: installing chromium for the browser tests (apt-get install -y chromium)\n");
-  if (!apt(["install", "-y", "-q", "chromium"]) && !(apt(["update", "-q"]) && apt(["install", "-y", "-q", "chromium"]))) {
-    process.stderr.write(`ttr: could not install chromium; the browser tests will fail without ${CHROMIUM}\n`);
-  }
+  if (!apt(["install", "-y", "-q", "chromium"]) && apt(["update", "-q"])) apt(["install", "-y", "-q", "chromium"]);
 }
+const missing = [
+  !existsSync(CHROMIUM) && `Chromium at ${CHROMIUM}, so the browser tests fail (apt-get install chromium; npm test does that itself as root)`,
+  !onPath("redis-server") && "redis-server on PATH, so the fault tests and the Redis connection tests fail (apt-get install redis-server, brew install redis)",
+  !onPath("openssl") && "openssl on PATH, so the Redis TLS tests do not run",
+].filter(Boolean);
+if (missing.length > 0) process.stderr.write(`ttr: npm test is missing ${missing.join("; ")}\n`);
 
 // The production dependencies against the advisory database first: a high
 // or critical advisory with a fix fails the run (scripts/audit.mjs says

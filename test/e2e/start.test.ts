@@ -1,7 +1,7 @@
 // `npm start` (docs/configuration.md): it prints a working API key and a curl command
 // that schedules a request, and Ctrl-C stops everything it started.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,6 +21,8 @@ it("prints a working API key and a curl command that schedules; Ctrl-C stops eve
   const port = await freePort();
   const metricsPort = await freePort();
   const executorPort = await freePort();
+  // an env file from an earlier run, readable by all: rewritten for the owner alone
+  writeFileSync(path.join(dataDir, "env.json"), "{}", { mode: 0o644 });
   const child = spawn(process.execPath, [path.join(root, "scripts", "start.mjs")], {
     env: {
       ...process.env,
@@ -47,6 +49,9 @@ it("prints a working API key and a curl command that schedules; Ctrl-C stops eve
     const key = /API key[^:]*:\s+(ttr_[A-Za-z0-9_-]{32,})/.exec(out)?.[1];
     expect(key, out).toBeDefined();
     expect(out).toMatch(/Dashboard:.*demo@ttr\.local \/ \S+/);
+    const envFile = path.join(dataDir, "env.json");
+    expect(statSync(envFile).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(envFile, "utf8"))).toEqual({ DATABASE_URL: database.url, REDIS_URL: redisUrl(), embeddedPostgres: false });
 
     // Its answers are checked against /openapi.json like every test api's.
     watchApi(`http://127.0.0.1:${port}`);
@@ -96,4 +101,27 @@ it("a DATABASE_URL nothing answers at: one line saying so, exit 1, no stack trac
   expect(out).toContain("set DATABASE_URL to a server ttr can reach");
   expect(out).not.toMatch(/\n\s+at /);
   expect(out).not.toContain("pw-not-shown");
+});
+
+it("a bad PORT, METRICS_PORT or TTR_DEFAULT_MONTHLY_QUOTA: one line naming each, exit 1, before any server is looked for", async () => {
+  const closed = await freePort();
+  const child = spawn(process.execPath, [path.join(root, "scripts", "start.mjs")], {
+    env: {
+      ...process.env,
+      DATABASE_URL: `postgresql://postgres@127.0.0.1:${closed}/ttr`,
+      TTR_DATA_DIR: dataDir,
+      PORT: "abc",
+      METRICS_PORT: "70000",
+      TTR_DEFAULT_MONTHLY_QUOTA: "-1",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout.on("data", (c) => (out += c.toString()));
+  child.stderr.on("data", (c) => (out += c.toString()));
+  const code = await new Promise((r) => (child.exitCode !== null ? r(child.exitCode) : child.once("exit", r)));
+  expect(code, out).toBe(1);
+  expect(out).toBe(
+    'ttr: Invalid configuration: PORT must be a port number from 1 to 65535, not "abc"; METRICS_PORT must be a port number from 1 to 65535, not "70000"; TTR_DEFAULT_MONTHLY_QUOTA must be a whole number from 0 to 2147483647, not "-1"\n',
+  );
 });

@@ -15,7 +15,7 @@ export class UsageError extends Error {}
  * `npm start`), else the nearest `.ttr/<name>` from the working directory
  * up; null if none.
  */
-function startFile(name: string): { file: string; text: string } | null {
+export function startFile(name: string): { file: string; text: string } | null {
   const read = (file: string) => ({ file, text: readFileSync(file, "utf8") });
   if (process.env.TTR_DATA_DIR) {
     const file = path.join(path.resolve(process.env.TTR_DATA_DIR), name);

@@ -4,6 +4,7 @@
 // `migrate` and `prune`) and name the server, never the URL's credentials.
 import { isIP } from "node:net";
 import { isDatabaseUnavailable } from "@ttr/db";
+import { startFile } from "./args.js";
 import { shown } from "./output.js";
 
 interface Link {
@@ -66,10 +67,26 @@ const NO_ANSWER =
 const LOST = /Connection terminated unexpectedly|Connection terminated$/;
 
 /**
+ * Whether `databaseUrl` is the embedded PostgreSQL of `npm start`, which runs
+ * only while `npm start` does: DATABASE_URL unset, and the env file `npm
+ * start` wrote names this URL as its embedded database.
+ */
+function ofNpmStart(databaseUrl: string | null): boolean {
+  if (databaseUrl === null || process.env.DATABASE_URL) return false;
+  try {
+    const recorded = JSON.parse(startFile("env.json")?.text ?? "null") as { DATABASE_URL?: unknown; embeddedPostgres?: unknown } | null;
+    return recorded?.embeddedPostgres === true && recorded.DATABASE_URL === databaseUrl;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * A database failure in words an operator can act on, or null when `err` is
  * not one (a refusal of the command itself, say).
  */
-function databaseReason(err: unknown, server: string): string | null {
+function databaseReason(err: unknown, databaseUrl: string | null): string | null {
+  const server = serverOf(databaseUrl);
   const f = facts(err);
   if (f.has("42P01", "P2021", "TableDoesNotExist", "42703", "P2022", "ColumnNotFound")) return "the database is not migrated: run ttr migrate";
   if (f.has("3D000", "P1003", "DatabaseDoesNotExist")) return `the database does not exist on ${server}: run ttr migrate, which creates it`;
@@ -78,6 +95,9 @@ function databaseReason(err: unknown, server: string): string | null {
     return unavailable(`${server} refused the user name or password${f.sqlstate ? ` (${f.sqlstate})` : ""}`);
   }
   const socket = SOCKET_CODES.find((c) => f.codes.has(c));
+  const unreachable = socket !== undefined || f.has("DatabaseNotReachable", "P1001");
+  // its port is this run's: nothing listens there once npm start has stopped
+  if (unreachable && ofNpmStart(databaseUrl)) return "the database of npm start is not running: start npm start first, or set DATABASE_URL";
   if (socket) return unavailable(`cannot reach ${server} (${socket})`);
   if (f.has("DatabaseNotReachable", "P1001")) {
     // Prisma's driver adapter says the same of a refused connection and an
@@ -117,6 +137,6 @@ function friendly(message: string): string | null {
 /** The reason line for a command that failed with `err` (without `ttr: `), `databaseUrl` the database it used, if known. */
 export function reason(err: unknown, databaseUrl: string | null): string {
   const message = messageOf(err);
-  const text = databaseReason(err, serverOf(databaseUrl)) ?? friendly(message) ?? oneLine(message);
+  const text = databaseReason(err, databaseUrl) ?? friendly(message) ?? oneLine(message);
   return shown(withoutCredentials(text || "failed"));
 }

@@ -1,4 +1,7 @@
 // The admin CLI's set-up commands, run as a process against a fresh database.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyPassword } from "@ttr/core";
 import { createDb, createSession, type Db, defaultMonthlyQuota } from "@ttr/db";
@@ -187,6 +190,20 @@ describe("ttr admin CLI", { timeout: 90_000 }, () => {
     unmigrated.pathname = "/postgres";
     const out = await ttrWithEnv({ DATABASE_URL: unmigrated.href }, "apikey", "list", "--project", z, "--json");
     expect([out.code, out.stderr]).toEqual([1, "ttr: the database is not migrated: run ttr migrate\n"]);
+    // the embedded database `npm start` recorded, after it stopped: that is the reason given
+    const dataDir = mkdtempSync(path.join(tmpdir(), "ttr-data-"));
+    try {
+      const embedded = "postgresql://postgres:ttr-embedded@127.0.0.1:1/ttr";
+      writeFileSync(path.join(dataDir, "env.json"), JSON.stringify({ DATABASE_URL: embedded, embeddedPostgres: true }));
+      const stopped = await ttrWithEnv({ DATABASE_URL: "", TTR_DATA_DIR: dataDir }, "trigger", "list", "--project", z, "--json");
+      expect([stopped.code, stopped.stderr]).toEqual([1, "ttr: the database of npm start is not running: start npm start first, or set DATABASE_URL\n"]);
+      // a server npm start was given, not one it ran: the usual reason
+      writeFileSync(path.join(dataDir, "env.json"), JSON.stringify({ DATABASE_URL: embedded, embeddedPostgres: false }));
+      const given = await ttrWithEnv({ DATABASE_URL: "", TTR_DATA_DIR: dataDir }, "trigger", "list", "--project", z, "--json");
+      expect([given.code, given.stderr]).toEqual([1, "ttr: database unavailable: cannot reach 127.0.0.1:1 (ECONNREFUSED)\n"]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it("prune removes history past the retention and says how much, as one JSON object", async () => {
