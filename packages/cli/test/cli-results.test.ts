@@ -1,6 +1,8 @@
 // The CLI's help and exit codes, and its commands that read and act on a
 // project's triggers: they answer as the api's endpoints do.
 import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -83,6 +85,49 @@ describe("help and exit codes", { timeout: 90_000 }, () => {
       const out = await f.ttrWithEnv(env, ...args);
       expect(out.code, `${args.join(" ")}: ${out.stderr}`).toBe(2);
       expect(out.stderr).toContain("usage: ttr ");
+    }
+  });
+
+  it("with no database configured at all, a mistake in the call to any command is still a usage error (exit 2), not the missing DATABASE_URL", async () => {
+    // DATABASE_URL unset, and no env.json from npm start where the CLI looks for one
+    const empty = mkdtempSync(path.join(tmpdir(), "ttr-nodb-"));
+    try {
+      const unset = { DATABASE_URL: "", TTR_DATA_DIR: empty };
+      const nowhere = "00000000-0000-4000-8000-00000000abcd";
+      const calls = [
+        ["migrate", "--bogus"],
+        ["prune", "--older-than-days", "soon"],
+        ["project", "create"],
+        ["project", "create", "--name", "x", "--quota", "-1"],
+        ["project", "set-quota", "--project", "nope", "--quota", "1"],
+        ["project", "signing-secret", "--project", "nope"],
+        ["apikey", "create", "--project", "nope"],
+        ["apikey", "list", "--project", "nope"],
+        ["apikey", "revoke"],
+        ["apikey", "revoke", "--key", "nope"],
+        ["user", "create", "--project", nowhere, "--email", "not-an-email", "--password", "pw"],
+        ["user", "create", "--project", nowhere, "--email", "a@b.example", "--password", ""],
+        ["user", "set-password", "--email", "a@b.example", "--password", ""],
+        ["user", "reset-password"],
+        ["trigger", "list", "--project", nowhere, "--limit", "0"],
+        ["trigger", "show", "--project", nowhere],
+        ["trigger", "cancel", "--project", nowhere],
+        ["dead-letters", "list", "--project", nowhere, "--cursor", "garbage"],
+        ["dead-letters", "replay", "--project", nowhere, "--trigger", "nope"],
+        ["dead-letters", "discard", "--project", nowhere, "--from", "yesterday"],
+      ];
+      const outs = await Promise.all(calls.map((args) => f.ttrWithEnv(unset, ...args)));
+      calls.forEach((args, i) => {
+        const out = outs[i]!;
+        expect(out.code, `${args.join(" ")}: ${out.stderr}`).toBe(2);
+        expect(out.stderr, args.join(" ")).toMatch(/^ttr: .*\n\nusage: ttr /);
+        expect(out.stderr, args.join(" ")).not.toContain("DATABASE_URL is not set");
+      });
+      // and the call itself right, the missing database is the reason (exit 1)
+      const right = await f.ttrWithEnv(unset, "apikey", "create", "--project", nowhere);
+      expect([right.code, right.stderr]).toEqual([1, `ttr: DATABASE_URL is not set, and there is no ${empty}/env.json from \`npm start\`: set DATABASE_URL to the database to manage\n`]);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
     }
   });
 

@@ -69,9 +69,13 @@ describe("text output", () => {
   it("shows C0 and C1 control characters (DEL too) as escapes, and nothing else", () => {
     expect(shown("hi\u001b]0;pwned\u0007\u001b[2J")).toBe("hi\\x1b]0;pwned\\x07\\x1b[2J");
     expect(shown("a\nb\tc\rd\u007f\u009b\u0000")).toBe("a\\nb\\tc\\rd\\x7f\\x9b\\x00");
-    expect(shown("plain ascii, été, 日本, \\n as typed")).toBe("plain ascii, été, 日本, \\n as typed");
-    // the guard over a whole text keeps its line breaks and column tabs
+    expect(shown("plain ascii, été, 日本")).toBe("plain ascii, été, 日本");
+    // a backslash is doubled: what a caller typed as `\x1b` never shows as a real ESC does
+    expect(shown("\\x1b \\n as typed")).toBe("\\\\x1b \\\\n as typed");
+    expect(shown("\\x1b")).not.toBe(shown("\u001b"));
+    // the guard over a whole text keeps its line breaks and column tabs, and the escapes `shown` wrote
     expect(terminalSafe("a\tb\nc\u001bd")).toBe("a\tb\nc\\x1bd");
+    expect(terminalSafe(shown("\\x1b\u001b"))).toBe("\\\\x1b\\x1b");
   });
 });
 
@@ -91,5 +95,29 @@ describe("the hidden password prompt", () => {
     expect(typeKeys("pass", "\u0004")).toEqual({ typed: "pass", end: "line" });
     // arrows, Delete, F1, Home (ESC O H), Alt-x, Tab, Ctrl-A
     expect(typeKeys("", "p\u001b[Aa\u001b[3~s\u001bOP\u001bOHs\u001bx\t\u0001word\r")).toEqual({ typed: "password", end: "line" });
+  });
+
+  it("an escape sequence split over two chunks is left out whole, whichever its split", () => {
+    /** Types the chunks one after another, as promptHidden does. */
+    const typeChunks = (...chunks: string[]) => {
+      let state = typeKeys("", chunks[0]!);
+      for (const chunk of chunks.slice(1)) state = typeKeys(state.typed, chunk, state.unfinished);
+      return state;
+    };
+    expect(typeKeys("pa", "\u001b")).toEqual({ typed: "pa", end: null, unfinished: "\u001b" });
+    expect(typeChunks("pa\u001b", "[Ass\r")).toEqual({ typed: "pass", end: "line" });
+    expect(typeChunks("pa\u001b[", "Ass\r")).toEqual({ typed: "pass", end: "line" });
+    // a chunk that decoded to nothing (half a UTF-8 character) keeps the state
+    expect(typeChunks("pa\u001b", "", "[Ass\r")).toEqual({ typed: "pass", end: "line" });
+    expect(typeChunks("pa\u001b[3", "~ss\r")).toEqual({ typed: "pass", end: "line" });
+    expect(typeChunks("pa\u001b", "[1;", "5Css\r")).toEqual({ typed: "pass", end: "line" });
+    expect(typeChunks("pa\u001bO", "Pss\r")).toEqual({ typed: "pass", end: "line" });
+    expect(typeChunks("pa\u009b", "Ass\r")).toEqual({ typed: "pass", end: "line" });
+    // the Escape key alone, then a key: that key is typed
+    expect(typeChunks("pa\u001b", "ss\r")).toEqual({ typed: "pass", end: "line" });
+    // an unfinished sequence does not swallow Enter
+    expect(typeChunks("pass\u001b[", "\r")).toEqual({ typed: "pass", end: "line" });
+    // Alt with an arrow (ESC ESC [ A) is left out whole too
+    expect(typeKeys("", "p\u001b\u001b[Aass\r")).toEqual({ typed: "pass", end: "line" });
   });
 });

@@ -1,5 +1,8 @@
 // Commands that set a deployment up: the schema, projects and their quota,
-// API keys, dashboard users, and removing old history now.
+// API keys, dashboard users, and removing old history now. Each command
+// reads and checks all its flags (and the password) into locals before it
+// calls ctx.db() or ctx.databaseUrl(), so a mistake in the call is a usage
+// error (exit 2) even where no database is configured.
 import { randomBytes } from "node:crypto";
 import {
   applyMigrations,
@@ -126,8 +129,9 @@ export const adminCommands: Command[] = [
     summary: "create a project and its first API key (shown once)",
     options: { name: s, quota: s },
     async run(flags, ctx) {
+      const name = need(str(flags, "name"), "name");
       const monthlyQuota = quota(str(flags, "quota"), () => defaultMonthlyQuota(process.env));
-      const out = await createProject(ctx.db(), need(str(flags, "name"), "name"), monthlyQuota);
+      const out = await createProject(ctx.db(), name, monthlyQuota);
       return { json: out, text: `project ${out.projectId}\napi key ${out.apiKey} (shown once)` };
     },
   },
@@ -169,7 +173,8 @@ export const adminCommands: Command[] = [
     summary: "a new API key for a project (shown once)",
     options: { project: s },
     async run(flags, ctx) {
-      const out = await createApiKey(ctx.db(), uuid(str(flags, "project"), "project"));
+      const projectId = uuid(str(flags, "project"), "project");
+      const out = await createApiKey(ctx.db(), projectId);
       return { json: out, text: `api key ${out.apiKeyId}: ${out.apiKey} (shown once)` };
     },
   },
@@ -193,7 +198,8 @@ export const adminCommands: Command[] = [
     summary: "revoke an API key, by its id or the key itself; it answers 401 Invalid api key from then on (revoking it again changes nothing)",
     options: { id: s, key: s },
     async run(flags, ctx) {
-      const key = await findApiKey(ctx.db(), keyToRevoke(str(flags, "id"), str(flags, "key")));
+      const which = keyToRevoke(str(flags, "id"), str(flags, "key"));
+      const key = await findApiKey(ctx.db(), which);
       if (key === null) throw new Error("api key not found");
       // a retried call finds the key revoked already: that is what it asked for
       const already = key.revokedAt !== null || !(await revokeApiKey(ctx.db(), key.id));
@@ -208,7 +214,8 @@ export const adminCommands: Command[] = [
     async run(flags, ctx) {
       const projectId = uuid(str(flags, "project"), "project");
       const email = emailAddress(str(flags, "email"));
-      const out = await createUser(ctx.db(), projectId, email, await password(str(flags, "password")));
+      const secret = await password(str(flags, "password"));
+      const out = await createUser(ctx.db(), projectId, email, secret);
       return { json: out, text: `user ${out.userId}` };
     },
   },
@@ -219,7 +226,8 @@ export const adminCommands: Command[] = [
     options: { email: s, password: s },
     async run(flags, ctx) {
       const email = need(str(flags, "email"), "email");
-      const out = await setUserPassword(ctx.db(), email, await password(str(flags, "password")));
+      const secret = await password(str(flags, "password"));
+      const out = await setUserPassword(ctx.db(), email, secret);
       if (!out) throw new Error(`no user with email ${email}`);
       return { json: out, text: `user ${out.userId}: password set, ${out.sessionsEnded} session(s) ended` };
     },
