@@ -115,9 +115,17 @@ function withDatabase(databaseUrl: string, database: string): string {
   return url.toString();
 }
 
-/** Prisma URLs may carry `?schema=`; pg ignores it, so it becomes the search_path. */
+/**
+ * Prisma URLs may carry `?schema=`. ttr's services keep their tables in
+ * `public` (they refuse another schema at start), so migrating another one
+ * would only leave a database they cannot use: refused.
+ */
 function schemaOf(databaseUrl: string): string {
-  return new URL(databaseUrl).searchParams.get("schema") || "public";
+  const schema = new URL(databaseUrl).searchParams.get("schema") || "public";
+  if (schema !== "public") {
+    throw new Error(`DATABASE_URL has schema=${schema}: ttr keeps its tables in the public schema; give it a database of its own instead`);
+  }
+  return schema;
 }
 
 const quoteIdent = (name: string): string => `"${name.replaceAll('"', '""')}"`;

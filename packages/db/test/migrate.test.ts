@@ -126,6 +126,14 @@ describe("applyMigrations", () => {
     expect(await migrationRows(url)).toEqual(before);
   });
 
+  it("refuses a URL naming a schema other than public, which the services would not use, and changes nothing", async () => {
+    const before = await migrationRows(url);
+    const other = new URL(url);
+    other.searchParams.set("schema", "tenant_a");
+    await expect(applyMigrations(other.toString())).rejects.toThrow("DATABASE_URL has schema=tenant_a: ttr keeps its tables in the public schema; give it a database of its own instead");
+    expect(await migrationRows(url)).toEqual(before);
+  });
+
   it("leaves nothing for Prisma's schema engine to apply (what `prisma migrate deploy` sees)", async () => {
     const session = await openSchemaEngine({ databaseUrl: url, scratchPrefix: prefix });
     try {

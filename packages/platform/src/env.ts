@@ -73,8 +73,14 @@ export const commonEnv = {
  * `pgbouncer=true` is how a URL says it goes through transaction pooling.
  */
 function sessionPooled(url: string): string {
-  if (new URL(url).searchParams.get("pgbouncer") === "true") {
+  const params = new URL(url).searchParams;
+  if (params.get("pgbouncer") === "true") {
     throw new Error("DATABASE_URL has pgbouncer=true (transaction pooling): ttr needs a session per connection; use PgBouncer in session mode and drop pgbouncer=true");
+  }
+  // Prisma's `schema=` parameter: ttr's tables live in `public` (ttr migrate refuses another schema too)
+  const schema = params.get("schema");
+  if (schema !== null && schema !== "public") {
+    throw new Error(`DATABASE_URL has schema=${schema}: ttr keeps its tables in the public schema; give it a database of its own instead`);
   }
   return url;
 }

@@ -136,6 +136,13 @@ describe("the variables", () => {
 });
 
 describe("DATABASE_URL", () => {
+  it("refuses a schema other than public, saying what to do instead", () => {
+    expect(() => read({ REDIS_URL: "redis://r", DATABASE_URL: "postgresql://u@db:5432/ttr?schema=tenant_a" })).toThrow(
+      "DATABASE_URL has schema=tenant_a: ttr keeps its tables in the public schema; give it a database of its own instead",
+    );
+    expect(read({ REDIS_URL: "redis://r", DATABASE_URL: "postgresql://u@db:5432/ttr?schema=public" }).DATABASE_URL).toBe("postgresql://u@db:5432/ttr?schema=public");
+  });
+
   it("refuses PgBouncer transaction pooling (pgbouncer=true), saying why and what to use", () => {
     expect(() => read({ REDIS_URL: "redis://r", DATABASE_URL: "postgresql://u@bouncer:6432/ttr?pgbouncer=true" })).toThrow(
       "DATABASE_URL has pgbouncer=true (transaction pooling): ttr needs a session per connection; use PgBouncer in session mode and drop pgbouncer=true",
