@@ -16,6 +16,16 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", ".
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "ttr-start-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
+/** Runs scripts/start.mjs with `env` over this process's, until it exits: its code and everything it printed. */
+async function startExits(env: Record<string, string>): Promise<{ code: unknown; out: string }> {
+  const child = spawn(process.execPath, [path.join(root, "scripts", "start.mjs")], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout.on("data", (c) => (out += c.toString()));
+  child.stderr.on("data", (c) => (out += c.toString()));
+  const code = await new Promise((r) => (child.exitCode !== null ? r(child.exitCode) : child.once("exit", r)));
+  return { code, out };
+}
+
 it("prints a working API key and a curl command that schedules; Ctrl-C stops everything", async () => {
   const database = await freshDatabase();
   const port = await freePort();
@@ -88,14 +98,7 @@ it("prints a working API key and a curl command that schedules; Ctrl-C stops eve
 it("a DATABASE_URL nothing answers at: one line saying so, exit 1, no stack trace", async () => {
   const port = await freePort();
   const closed = await freePort();
-  const child = spawn(process.execPath, [path.join(root, "scripts", "start.mjs")], {
-    env: { ...process.env, DATABASE_URL: `postgresql://postgres:pw-not-shown@127.0.0.1:${closed}/ttr`, REDIS_URL: redisUrl(), TTR_DATA_DIR: dataDir, PORT: String(port) },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  child.stdout.on("data", (c) => (out += c.toString()));
-  child.stderr.on("data", (c) => (out += c.toString()));
-  const code = await new Promise((r) => (child.exitCode !== null ? r(child.exitCode) : child.once("exit", r)));
+  const { code, out } = await startExits({ DATABASE_URL: `postgresql://postgres:pw-not-shown@127.0.0.1:${closed}/ttr`, REDIS_URL: redisUrl(), TTR_DATA_DIR: dataDir, PORT: String(port) });
   expect(code, out).toBe(1);
   expect(out).toContain(`ttr: PostgreSQL at 127.0.0.1:${closed}/ttr cannot be used: `);
   expect(out).toContain("set DATABASE_URL to a server ttr can reach");
@@ -105,21 +108,13 @@ it("a DATABASE_URL nothing answers at: one line saying so, exit 1, no stack trac
 
 it("a bad PORT, METRICS_PORT or TTR_DEFAULT_MONTHLY_QUOTA: one line naming each, exit 1, before any server is looked for", async () => {
   const closed = await freePort();
-  const child = spawn(process.execPath, [path.join(root, "scripts", "start.mjs")], {
-    env: {
-      ...process.env,
-      DATABASE_URL: `postgresql://postgres@127.0.0.1:${closed}/ttr`,
-      TTR_DATA_DIR: dataDir,
-      PORT: "abc",
-      METRICS_PORT: "70000",
-      TTR_DEFAULT_MONTHLY_QUOTA: "-1",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
+  const { code, out } = await startExits({
+    DATABASE_URL: `postgresql://postgres@127.0.0.1:${closed}/ttr`,
+    TTR_DATA_DIR: dataDir,
+    PORT: "abc",
+    METRICS_PORT: "70000",
+    TTR_DEFAULT_MONTHLY_QUOTA: "-1",
   });
-  let out = "";
-  child.stdout.on("data", (c) => (out += c.toString()));
-  child.stderr.on("data", (c) => (out += c.toString()));
-  const code = await new Promise((r) => (child.exitCode !== null ? r(child.exitCode) : child.once("exit", r)));
   expect(code, out).toBe(1);
   expect(out).toBe(
     'ttr: Invalid configuration: PORT must be a port number from 1 to 65535, not "abc"; METRICS_PORT must be a port number from 1 to 65535, not "70000"; TTR_DEFAULT_MONTHLY_QUOTA must be a whole number from 0 to 2147483647, not "-1"\n',
