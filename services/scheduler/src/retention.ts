@@ -77,6 +77,7 @@ export class RetentionLoop {
       });
       if (r.locked) {
         // Not a success: ttr_retention_last_success_timestamp_seconds stays where it was.
+        this.deferredInARow = 0;
         this.log.warn("retention pass skipped: another pass holds the retention lock (a ttr prune, or another scheduler); tried again in a minute");
         return false;
       }
@@ -97,6 +98,8 @@ export class RetentionLoop {
       if (r.partitions || r.moved) this.log.info("retention pass", { retentionDays: this.days, ...counts });
       return true;
     } catch (err) {
+      // a failure is tried again in a minute, whatever passes came before it
+      this.deferredInARow = 0;
       // PostgreSQL down is an outage (the tick logs it), not a retention bug.
       if (isDatabaseUnavailable(err)) this.log.warn("retention pass interrupted: postgres unavailable; tried again in a minute", { error: (err as Error).message });
       else this.log.error("retention pass failed; tried again in a minute", { error: (err as Error).message });

@@ -2,7 +2,7 @@
 // pass that had to leave old days for later is not a success, so
 // ttr_retention_last_success_timestamp_seconds (and the alert on it) shows a
 // history that stops shrinking.
-import { clientRunner, createDb, createProject, ensurePartitions } from "@ttr/db";
+import { clientRunner, createDb, createProject, ensurePartitions, RETENTION_LOCK_KEY } from "@ttr/db";
 import { type Logger, prom } from "@ttr/platform";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -64,6 +64,17 @@ it("a pass that left old days for later is no success and says so at warn, each 
   expect(warned.map(([, , meta]) => meta?.retryMinutes)).toEqual([1, 2]);
   expect(warned[0]?.[2]).toMatchObject({ retentionDays: 30, triggers: 0 });
   expect(loop.retryAfterMs()).toBe(120_000);
+
+  // a pass that finds the lock held (a ttr prune) is tried again in a minute, whatever came before it
+  const holder = new pg.Client({ connectionString: tdb.url });
+  await holder.connect();
+  try {
+    await holder.query("SELECT pg_advisory_lock($1)", [RETENTION_LOCK_KEY]);
+    expect(await loop.pass()).toBe(false);
+    expect(loop.retryAfterMs()).toBe(60_000);
+  } finally {
+    await holder.end();
+  }
 
   const before = Date.now() / 1000;
   expect(await loop.pass()).toBe(true);
