@@ -3,31 +3,14 @@
 // (Prisma's driver adapter for most commands, a plain pg connection for
 // `migrate` and `prune`) and name the server, never the URL's credentials.
 import { isIP } from "node:net";
-import { isDatabaseUnavailable } from "@ttr/db";
+import { errorChain, isDatabaseUnavailable } from "@ttr/db";
 import { startFile } from "./args.js";
 import { shown } from "./output.js";
 
-interface Link {
-  code?: unknown;
-  originalCode?: unknown;
-  kind?: unknown;
-  message?: unknown;
-  host?: unknown;
-  meta?: { driverAdapterError?: unknown };
-  cause?: unknown;
-  errors?: unknown;
-}
-
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-/** The error and what it wraps (Prisma's driver adapter error, `cause`, an AggregateError's first), outermost first. */
-function* chain(err: unknown): Generator<Link> {
-  for (let e: unknown = err, depth = 0; e && typeof e === "object" && depth < 8; depth++) {
-    const link = e as Link;
-    yield link;
-    e = link.meta?.driverAdapterError ?? link.cause ?? (Array.isArray(link.errors) ? link.errors[0] : undefined);
-  }
-}
+/** The error and what it wraps, an AggregateError's first included, outermost first. */
+const chain = (err: unknown) => errorChain(err, { aggregates: true, depth: 8 });
 
 /** What the chain says: every code (pg's SQLSTATE or socket code, Prisma's P…), adapter kind and message in it. */
 function facts(err: unknown) {

@@ -40,23 +40,33 @@ export function createDb(databaseUrl: string, opts: DbOptions = {}): Db {
   return new PrismaClient({ adapter, transactionOptions: { maxWait: TRANSACTION_WAIT_MS } });
 }
 
-interface ErrorLink {
+export interface ErrorLink {
   code?: unknown;
   originalCode?: unknown;
   kind?: unknown;
   message?: unknown;
+  /** the server a connection error names (pg) */
+  host?: unknown;
   meta?: { driverAdapterError?: unknown };
   cause?: unknown;
+  errors?: unknown;
 }
 
-/** The error and what it wraps (Prisma's driver adapter error, `cause`), outermost first. */
-function* chain(err: unknown): Generator<ErrorLink> {
-  for (let e: unknown = err, depth = 0; e && typeof e === "object" && depth < 6; depth++) {
+/**
+ * The error and what it wraps (Prisma's driver adapter error, `cause`), outermost
+ * first, at most `depth` links; with `aggregates`, an AggregateError's first
+ * error too (a connect to a name with several addresses).
+ */
+export function* errorChain(err: unknown, opts: { aggregates?: boolean; depth?: number } = {}): Generator<ErrorLink> {
+  const depthLimit = opts.depth ?? 6;
+  for (let e: unknown = err, depth = 0; e && typeof e === "object" && depth < depthLimit; depth++) {
     const link = e as ErrorLink;
     yield link;
-    e = link.meta?.driverAdapterError ?? link.cause;
+    e = link.meta?.driverAdapterError ?? link.cause ?? (opts.aggregates && Array.isArray(link.errors) ? link.errors[0] : undefined);
   }
 }
+
+const chain = (err: unknown) => errorChain(err);
 
 /** One link's error code: pg's `code`, or the driver adapter's `originalCode`. */
 const codeOf = (e: ErrorLink): string => (typeof e.code === "string" ? e.code : typeof e.originalCode === "string" ? e.originalCode : "");

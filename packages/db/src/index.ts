@@ -1,4 +1,4 @@
-export { createDb, dbPing, dbTakesWrites, isClientTimeout, isConflict, isDatabaseUnavailable, isStatementTimeout, isUniqueViolation, isUnstorableText, mayHaveCommitted, retryConflicts, type Db, type DbOptions } from "./client.js";
+export { createDb, dbPing, errorChain, type ErrorLink, dbTakesWrites, isClientTimeout, isConflict, isDatabaseUnavailable, isStatementTimeout, isUniqueViolation, isUnstorableText, mayHaveCommitted, retryConflicts, type Db, type DbOptions } from "./client.js";
 export { sql, query, queryOne, execute, type SqlRunner, type Transactional } from "./sql.js";
 export * from "./rows.js";
 export * from "./triggers.js";
