@@ -3,13 +3,13 @@
 // early, so on a busy database a worker is often at work, and waiting for it
 // deferred every old day, pass after pass. On a server of its own, with
 // autovacuum waking every second and kept busy on a slow table.
-import { applyMigrations, clientRunner, createDatabaseIfMissing, createDb, createProject, ensurePartitions, prune } from "@ttr/db";
+import { applyMigrations, createDatabaseIfMissing, createDb, createProject, prune } from "@ttr/db";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { ago, day, retentionRows } from "../../packages/db/test/retention-support.js";
 import { type PgServer, startPostgres } from "./servers.js";
 import { until } from "./rig.js";
 
-const DAY = 86_400_000;
 let server: PgServer;
 let client: pg.Client;
 
@@ -36,14 +36,7 @@ it("an autovacuum worker at work in the database does not hold back the removal 
   const db = createDb(server.url(), { max: 1 });
   const { projectId } = await createProject(db, "autovacuum", 1000);
   await db.$disconnect();
-  const old = new Date(Date.now() - 40 * DAY);
-  const oldDay = old.toISOString().slice(0, 10);
-  await ensurePartitions(clientRunner(client), new Date(), oldDay);
-  await client.query(
-    `INSERT INTO triggers (project_id, status, url, method, headers, scheduled_at, created_at, updated_at, part_day)
-     SELECT $1::uuid, 'completed', 'http://127.0.0.1:9/', 'GET', '[]', $2, $2, $2, $3::date FROM generate_series(1, 20)`,
-    [projectId, old, oldDay],
-  );
+  await retentionRows(() => ({ client, projectId })).seed(20, { partDay: day(-40), status: "completed", updatedAt: ago(40) });
   // dead rows in a table whose vacuum sleeps after every page: a worker stays busy on it for a minute
   await client.query(
     `CREATE TABLE slow_to_vacuum (id int PRIMARY KEY, v text) WITH (autovacuum_vacuum_cost_delay = 100, autovacuum_vacuum_cost_limit = 1,

@@ -2,15 +2,15 @@
 // pass that had to leave old days for later is not a success, so
 // ttr_retention_last_success_timestamp_seconds (and the alert on it) shows a
 // history that stops shrinking.
-import { clientRunner, createDb, createProject, ensurePartitions, RETENTION_LOCK_KEY } from "@ttr/db";
+import { createDb, createProject, RETENTION_LOCK_KEY } from "@ttr/db";
 import { type Logger, prom } from "@ttr/platform";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { ago, day, retentionRows } from "../../../packages/db/test/retention-support.js";
 import { freshDatabase, type TestDatabase } from "../../../test/support/db.js";
 import { createMetrics } from "../src/metrics.js";
 import { RetentionLoop } from "../src/retention.js";
 
-const DAY = 86_400_000;
 let tdb: TestDatabase;
 let client: pg.Client;
 
@@ -21,14 +21,7 @@ beforeAll(async () => {
   await db.$disconnect();
   client = new pg.Client({ connectionString: tdb.url });
   await client.connect();
-  const old = new Date(Date.now() - 40 * DAY);
-  const oldDay = old.toISOString().slice(0, 10);
-  await ensurePartitions(clientRunner(client), new Date(), oldDay);
-  await client.query(
-    `INSERT INTO triggers (project_id, status, url, method, headers, scheduled_at, created_at, updated_at, part_day)
-     SELECT $1::uuid, 'completed', 'http://127.0.0.1:9/', 'GET', '[]', $2, $2, $2, $3::date FROM generate_series(1, 5)`,
-    [projectId, old, oldDay],
-  );
+  await retentionRows(() => ({ client, projectId })).seed(5, { partDay: day(-40), status: "completed", updatedAt: ago(40) });
 });
 
 afterAll(async () => {
